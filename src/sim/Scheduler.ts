@@ -1,0 +1,269 @@
+// The simulation kernel's event scheduler: a binary heap on (atUs, seq).
+//
+// Events are tagged data — (kind, target, a, b), all numbers — stored in parallel typed arrays and
+// dispatched to one handler per kind, so the hot path allocates nothing per event. `seq` is a global
+// issue counter: events due at the same microsecond run in the order they were scheduled (FIFO).
+// Time is an integer count of microseconds; every time handed in is checked to be a safe integer.
+
+/** Handles one event kind. `target`, `a`, `b` are whatever the scheduling code put there. */
+export type EventHandler = (target: number, a: number, b: number) => void;
+
+/** Why `runUntil` returned. */
+export type RunOutcome =
+  | "until" // every event due at or before untilUs ran; the clock now reads untilUs
+  | "idle" // nothing left to run before untilUs — same as "until" but the heap is empty
+  | "eventLimit" // maxEvents events have run; the clock reads the last event's time
+  | "timeLimit" // the next event lies beyond maxTimeUs
+  | "stopped"; // a handler called stop()
+
+export interface SchedulerLimits {
+  /** Hard cap on events executed over the scheduler's life (default 2^52). */
+  maxEvents?: number;
+  /** Hard cap on virtual time; events due after it never run (default 2^52 µs ≈ 142 years). */
+  maxTimeUs?: number;
+  /** Initial slot capacity; grows by doubling. */
+  initialCapacity?: number;
+}
+
+const SLOT_BITS = 22;
+const SLOT_LIMIT = 1 << SLOT_BITS; // concurrent pending events
+const CANCELLED = -1;
+
+export class Scheduler {
+  /** Current virtual time in µs. Read-only for model code. */
+  nowUs = 0;
+  /** Events executed so far (cancelled ones are not counted). */
+  eventsRun = 0;
+  readonly maxEvents: number;
+  readonly maxTimeUs: number;
+
+  private handlers: (EventHandler | undefined)[] = [];
+  private kindNames: string[] = [];
+  private seqNext = 0;
+  private stopRequested = false;
+
+  // Slot storage.
+  private cap: number;
+  private atUs: Float64Array;
+  private seq: Float64Array;
+  private kind: Int32Array;
+  private target: Float64Array;
+  private argA: Float64Array;
+  private argB: Float64Array;
+  private gen: Uint32Array;
+  private freeSlots: Int32Array;
+  private freeCount: number;
+  // Heap of slot indices.
+  private heap: Int32Array;
+  private size = 0;
+  private live = 0;
+
+  constructor(limits: SchedulerLimits = {}) {
+    this.maxEvents = limits.maxEvents ?? 2 ** 52;
+    this.maxTimeUs = limits.maxTimeUs ?? 2 ** 52;
+    assertTime(this.maxTimeUs, "maxTimeUs");
+    this.cap = Math.max(16, limits.initialCapacity ?? 1024);
+    this.atUs = new Float64Array(this.cap);
+    this.seq = new Float64Array(this.cap);
+    this.kind = new Int32Array(this.cap);
+    this.target = new Float64Array(this.cap);
+    this.argA = new Float64Array(this.cap);
+    this.argB = new Float64Array(this.cap);
+    this.gen = new Uint32Array(this.cap);
+    this.heap = new Int32Array(this.cap);
+    this.freeSlots = new Int32Array(this.cap);
+    for (let i = 0; i < this.cap; i++) this.freeSlots[i] = this.cap - 1 - i;
+    this.freeCount = this.cap;
+  }
+
+  /** Registers the handler of an event kind and returns the kind's number. `name` is for diagnostics. */
+  defineKind(name: string, handler: EventHandler): number {
+    this.handlers.push(handler);
+    this.kindNames.push(name);
+    return this.handlers.length - 1;
+  }
+
+  kindName(kind: number): string {
+    return this.kindNames[kind] ?? `kind#${kind}`;
+  }
+
+  /** Number of events scheduled and not yet run or cancelled. */
+  get pending(): number {
+    return this.live;
+  }
+
+  /** Schedules an event at absolute time `atUs` (≥ now). Returns an id for `cancel`. */
+  scheduleAt(atUs: number, kind: number, target = 0, a = 0, b = 0): number {
+    if (!Number.isSafeInteger(atUs) || atUs < this.nowUs) {
+      throw new RangeError(`scheduleAt: time ${atUs} µs must be a safe integer ≥ now (${this.nowUs} µs)`);
+    }
+    if (this.handlers[kind] === undefined) throw new RangeError(`scheduleAt: unknown event kind ${kind}`);
+    if (this.freeCount === 0) this.grow();
+    const slot = this.freeSlots[--this.freeCount]!;
+    this.atUs[slot] = atUs;
+    this.seq[slot] = this.seqNext++;
+    this.kind[slot] = kind;
+    this.target[slot] = target;
+    this.argA[slot] = a;
+    this.argB[slot] = b;
+    this.heap[this.size] = slot;
+    this.siftUp(this.size++);
+    this.live++;
+    return this.gen[slot]! * SLOT_LIMIT + slot;
+  }
+
+  /** Schedules an event `delayUs` (≥ 0) from now. */
+  scheduleIn(delayUs: number, kind: number, target = 0, a = 0, b = 0): number {
+    return this.scheduleAt(this.nowUs + delayUs, kind, target, a, b);
+  }
+
+  /** Cancels a pending event. Returns false if it already ran or was cancelled. */
+  cancel(id: number): boolean {
+    const slot = id % SLOT_LIMIT;
+    const g = Math.floor(id / SLOT_LIMIT);
+    if (slot >= this.cap || this.gen[slot] !== g || this.kind[slot] === CANCELLED) return false;
+    // Lazy deletion: the slot stays in the heap and is skipped (and freed) when it reaches the top.
+    this.kind[slot] = CANCELLED;
+    this.live--;
+    return true;
+  }
+
+  /** Makes the running `runUntil` return "stopped" after the current event. */
+  stop(): void {
+    this.stopRequested = true;
+  }
+
+  /** Time of the next pending event, or Infinity. */
+  peekTimeUs(): number {
+    this.dropCancelledTop();
+    return this.size === 0 ? Infinity : this.atUs[this.heap[0]!]!;
+  }
+
+  /**
+   * Runs every event due at or before `untilUs` (inclusive), in (atUs, seq) order. On "until"/"idle"
+   * the clock is advanced to `untilUs`.
+   */
+  runUntil(untilUs: number): RunOutcome {
+    assertTime(untilUs, "untilUs");
+    this.stopRequested = false;
+    const handlers = this.handlers;
+    for (;;) {
+      if (this.size === 0) {
+        return this.finishAt(untilUs, "idle");
+      }
+      const slot = this.heap[0]!;
+      const k = this.kind[slot]!;
+      if (k === CANCELLED) {
+        this.popTop();
+        continue;
+      }
+      const t = this.atUs[slot]!;
+      if (t > untilUs) return this.finishAt(untilUs, "until");
+      if (t > this.maxTimeUs) return "timeLimit";
+      if (this.eventsRun >= this.maxEvents) return "eventLimit";
+      const target = this.target[slot]!;
+      const a = this.argA[slot]!;
+      const b = this.argB[slot]!;
+      this.popTop();
+      this.live--;
+      this.nowUs = t;
+      this.eventsRun++;
+      handlers[k]!(target, a, b);
+      if (this.stopRequested) return "stopped";
+    }
+  }
+
+  private finishAt(untilUs: number, outcome: "until" | "idle"): RunOutcome {
+    if (untilUs > this.maxTimeUs) {
+      this.nowUs = Math.max(this.nowUs, this.maxTimeUs);
+      return "timeLimit";
+    }
+    if (untilUs > this.nowUs) this.nowUs = untilUs;
+    return this.size === 0 ? "idle" : outcome;
+  }
+
+  private dropCancelledTop(): void {
+    while (this.size > 0 && this.kind[this.heap[0]!] === CANCELLED) this.popTop();
+  }
+
+  /** Removes the heap's top and frees its slot. */
+  private popTop(): void {
+    const slot = this.heap[0]!;
+    this.gen[slot] = (this.gen[slot]! + 1) >>> 0;
+    this.freeSlots[this.freeCount++] = slot;
+    const last = this.heap[--this.size]!;
+    if (this.size > 0) {
+      this.heap[0] = last;
+      this.siftDown(0);
+    }
+  }
+
+  private less(x: number, y: number): boolean {
+    const tx = this.atUs[x]!;
+    const ty = this.atUs[y]!;
+    return tx < ty || (tx === ty && this.seq[x]! < this.seq[y]!);
+  }
+
+  private siftUp(i: number): void {
+    const heap = this.heap;
+    const slot = heap[i]!;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const p = heap[parent]!;
+      if (!this.less(slot, p)) break;
+      heap[i] = p;
+      i = parent;
+    }
+    heap[i] = slot;
+  }
+
+  private siftDown(i: number): void {
+    const heap = this.heap;
+    const n = this.size;
+    const slot = heap[i]!;
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= n) break;
+      const right = child + 1;
+      if (right < n && this.less(heap[right]!, heap[child]!)) child = right;
+      if (!this.less(heap[child]!, slot)) break;
+      heap[i] = heap[child]!;
+      i = child;
+    }
+    heap[i] = slot;
+  }
+
+  private grow(): void {
+    const old = this.cap;
+    const cap = old * 2;
+    if (cap > SLOT_LIMIT) throw new RangeError(`Scheduler: more than ${SLOT_LIMIT} pending events`);
+    const growF = (a: Float64Array) => {
+      const n = new Float64Array(cap);
+      n.set(a);
+      return n;
+    };
+    this.atUs = growF(this.atUs);
+    this.seq = growF(this.seq);
+    this.target = growF(this.target);
+    this.argA = growF(this.argA);
+    this.argB = growF(this.argB);
+    const kind = new Int32Array(cap);
+    kind.set(this.kind);
+    this.kind = kind;
+    const gen = new Uint32Array(cap);
+    gen.set(this.gen);
+    this.gen = gen;
+    const heap = new Int32Array(cap);
+    heap.set(this.heap);
+    this.heap = heap;
+    const free = new Int32Array(cap);
+    free.set(this.freeSlots.subarray(0, this.freeCount));
+    for (let s = cap - 1; s >= old; s--) free[this.freeCount++] = s;
+    this.freeSlots = free;
+    this.cap = cap;
+  }
+}
+
+function assertTime(us: number, name: string): void {
+  if (!Number.isSafeInteger(us) || us < 0) throw new RangeError(`${name} must be a non-negative safe integer of µs, got ${us}`);
+}
