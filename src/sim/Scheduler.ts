@@ -27,7 +27,13 @@ export interface SchedulerLimits {
 
 const SLOT_BITS = 22;
 const SLOT_LIMIT = 1 << SLOT_BITS; // concurrent pending events
+// An id is gen · 2^22 + slot; keeping gen below 2^31 keeps every id a safe integer (< 2^53).
+const GEN_MASK = 0x7fffffff;
 const CANCELLED = -1;
+// Cancelled events are deleted lazily, when they reach the top. When they outnumber live ones (and
+// there are enough to matter) the heap is rebuilt without them, so a model that keeps re-arming a
+// far-future timeout cannot fill memory with dead entries.
+const COMPACT_CANCELLED_MIN = 1024;
 
 export class Scheduler {
   /** Current virtual time in µs. Read-only for model code. */
@@ -57,12 +63,18 @@ export class Scheduler {
   private heap: Int32Array;
   private size = 0;
   private live = 0;
+  private cancelledInHeap = 0;
 
   constructor(limits: SchedulerLimits = {}) {
     this.maxEvents = limits.maxEvents ?? 2 ** 52;
     this.maxTimeUs = limits.maxTimeUs ?? 2 ** 52;
     assertTime(this.maxTimeUs, "maxTimeUs");
-    this.cap = Math.max(16, limits.initialCapacity ?? 1024);
+    if (!Number.isSafeInteger(this.maxEvents) || this.maxEvents < 0) {
+      throw new RangeError(`maxEvents must be a non-negative safe integer, got ${this.maxEvents}`);
+    }
+    const capacity = limits.initialCapacity ?? 1024;
+    if (!Number.isSafeInteger(capacity)) throw new RangeError(`initialCapacity must be an integer, got ${capacity}`);
+    this.cap = Math.min(SLOT_LIMIT, Math.max(16, capacity));
     this.atUs = new Float64Array(this.cap);
     this.seq = new Float64Array(this.cap);
     this.kind = new Int32Array(this.cap);
@@ -125,6 +137,7 @@ export class Scheduler {
     // Lazy deletion: the slot stays in the heap and is skipped (and freed) when it reaches the top.
     this.kind[slot] = CANCELLED;
     this.live--;
+    if (++this.cancelledInHeap >= COMPACT_CANCELLED_MIN && this.cancelledInHeap * 2 > this.size) this.compact();
     return true;
   }
 
@@ -189,13 +202,35 @@ export class Scheduler {
   /** Removes the heap's top and frees its slot. */
   private popTop(): void {
     const slot = this.heap[0]!;
-    this.gen[slot] = (this.gen[slot]! + 1) >>> 0;
+    if (this.kind[slot] === CANCELLED) this.cancelledInHeap--;
+    this.gen[slot] = (this.gen[slot]! + 1) & GEN_MASK;
     this.freeSlots[this.freeCount++] = slot;
     const last = this.heap[--this.size]!;
     if (this.size > 0) {
       this.heap[0] = last;
       this.siftDown(0);
     }
+  }
+
+  /**
+   * Drops every cancelled entry and re-heapifies. Pop order is fixed by the total order on
+   * (atUs, seq), not by the heap's shape, so this cannot change which event runs next.
+   */
+  private compact(): void {
+    const heap = this.heap;
+    let kept = 0;
+    for (let i = 0; i < this.size; i++) {
+      const slot = heap[i]!;
+      if (this.kind[slot] === CANCELLED) {
+        this.gen[slot] = (this.gen[slot]! + 1) & GEN_MASK;
+        this.freeSlots[this.freeCount++] = slot;
+      } else {
+        heap[kept++] = slot;
+      }
+    }
+    this.size = kept;
+    this.cancelledInHeap = 0;
+    for (let i = (kept >> 1) - 1; i >= 0; i--) this.siftDown(i);
   }
 
   private less(x: number, y: number): boolean {
@@ -235,8 +270,8 @@ export class Scheduler {
 
   private grow(): void {
     const old = this.cap;
-    const cap = old * 2;
-    if (cap > SLOT_LIMIT) throw new RangeError(`Scheduler: more than ${SLOT_LIMIT} pending events`);
+    if (old >= SLOT_LIMIT) throw new RangeError(`Scheduler: more than ${SLOT_LIMIT} pending events`);
+    const cap = Math.min(old * 2, SLOT_LIMIT);
     const growF = (a: Float64Array) => {
       const n = new Float64Array(cap);
       n.set(a);
