@@ -1,0 +1,349 @@
+// A broker: PullMessageProcessor (§13.1, §13.3, §13.5), long polling (§13.4), ConsumerOffsetManager and
+// QUERY_CONSUMER_OFFSET (§13.6, §13.7), heartbeats and the consumer registry (§13.8), consumer send-back
+// and the schedule service (§9.2). Every request arrives as an event; every answer leaves via the network.
+import type { BrokerModel } from "../scenario/types.ts";
+import type { PullRequest } from "../client/PullRequest.ts";
+import type { World } from "../model/World.ts";
+import { getMessage, GetMessageStatus, responseCodeOf, ResponseCode, type GetMessageContext } from "./getMessage.ts";
+import { BROKER_CONSTANTS } from "../scenario/defaults.ts";
+
+/** A message sent back and parked in the schedule topic until its delay level's time is up. */
+interface ScheduledRetry {
+  dueUs: number;
+  group: number;
+  originKey: number;
+  originBornUs: number;
+  bodyBytes: number;
+  tag: number;
+  reconsumeTimes: number;
+}
+
+/** What the broker needs of a message to send it back. */
+export interface MessageAttributes {
+  mq: number;
+  offset: number;
+  reconsumeTimes: number;
+  originKey: number;
+  originBornUs: number;
+  bodyBytes: number;
+  tag: number;
+}
+
+/** Offset table key of (group, global queue index). */
+export function offsetKey(group: number, mq: number): number {
+  return group * 1048576 + mq;
+}
+
+export class Broker {
+  /** Commit-log tail position, bytes: every stored message advances it. */
+  commitLogTail = 0;
+  /** ConsumerOffsetManager: offsetKey → committed offset. */
+  readonly offsets = new Map<number, number>();
+  /** Consumer registry: group → clientId → consumer index (channels), with last heartbeat time. */
+  readonly channels = new Map<number, Map<string, { consumer: number; lastUpdateUs: number }>>();
+  /** Group → topic → subscription version learned from heartbeats. */
+  readonly subVersions = new Map<number, Map<number, number>>();
+  /** False while a fault makes CONSUMER_SEND_MSG_BACK fail. */
+  sendBackOk = true;
+  private readonly schedule: ScheduledRetry[][] = [];
+  private readonly scheduleHead: number[] = [];
+  private readonly scheduleArmed: boolean[] = [];
+  private readonly ctx: GetMessageContext;
+
+  constructor(
+    readonly model: BrokerModel,
+    private readonly world: World,
+    /** Global indexes of the queues this broker hosts (all topics, retry and DLQ). */
+    readonly queues: number[],
+  ) {
+    this.ctx = { config: model.config, hotBytes: model.hotBytes, commitLogTail: 0, profile: world.model.profile };
+    for (let l = 0; l < model.delayLevelsUs.length; l++) {
+      this.schedule.push([]);
+      this.scheduleHead.push(0);
+      this.scheduleArmed.push(false);
+    }
+  }
+
+  get index(): number {
+    return this.model.index;
+  }
+
+  /** Stored size of a message in the commit log (only used to place it for the page-cache test). */
+  storedSize(bodyBytes: number, topicName: string): number {
+    return bodyBytes + topicName.length + BROKER_CONSTANTS.STORE_OVERHEAD_BYTES;
+  }
+
+  isHot(clPos: number): boolean {
+    return this.commitLogTail - clPos <= this.model.hotBytes;
+  }
+
+  // ---------------------------------------------------------------- PULL_MESSAGE
+
+  /** A pull request arrives (first processing: the broker may hold it). */
+  onPull(pr: PullRequest): void {
+    const w = this.world;
+    w.advanceProducers(w.sched.nowUs);
+    w.applyRetention(pr.mq);
+    this.processRequest(pr, true);
+  }
+
+  /** PullMessageProcessor#processRequest with brokerAllowSuspend. */
+  private processRequest(pr: PullRequest, allowSuspend: boolean): void {
+    const w = this.world;
+    const store = w.queues[pr.mq]!;
+    const versions = this.subVersions.get(pr.group);
+    const brokerSubVersion = versions?.get(store.topicIndex);
+    let code: ResponseCode;
+    if (brokerSubVersion === undefined) {
+      code = ResponseCode.SUBSCRIPTION_NOT_EXIST;
+    } else if (brokerSubVersion < pr.reqSubVersion) {
+      code = ResponseCode.SUBSCRIPTION_NOT_LATEST;
+    } else {
+      this.ctx.commitLogTail = this.commitLogTail;
+      getMessage(store, pr.reqOffset, pr.reqMaxMsgNums, w.tagSetOf(pr.group, store.topicIndex), this.ctx, pr.result);
+      code = responseCodeOf(pr.result.status, pr.reqOffset);
+      // tryCommitOffset (§13.5): only on the first processing, and only with the COMMIT_OFFSET bit.
+      if (allowSuspend && pr.reqCommitOffset >= 0) this.commitOffset(pr.group, pr.mq, pr.reqCommitOffset, 1);
+      if (code === ResponseCode.PULL_NOT_FOUND && allowSuspend) {
+        this.hold(pr);
+        return;
+      }
+    }
+    pr.respCode = code;
+    w.sched.scheduleAt(w.net.downAt(w.sched.nowUs, pr.consumer, this.index), w.kinds.pullResponse, pr.id);
+  }
+
+  /** PullRequestHoldService#suspendPullRequest. */
+  private hold(pr: PullRequest): void {
+    const w = this.world;
+    const cfg = this.model.config;
+    pr.holdSinceUs = w.sched.nowUs;
+    pr.holdTimeoutUs = (cfg.longPollingEnable ? pr.reqSuspendTimeoutMs : cfg.shortPollingTimeMills) * 1000;
+    w.holdPull(pr);
+    w.trace.emit(w.T.pullHeld, w.sched.nowUs, pr.mq, pr.consumer, pr.reqOffset);
+  }
+
+  /** The hold service's periodic check (§13.4): every 5 s with long polling, else every 1 s. */
+  onHoldTick(): void {
+    const w = this.world;
+    w.advanceProducers(w.sched.nowUs);
+    for (const mq of this.queues) {
+      if (w.heldCount(mq) > 0) this.notifyMessageArriving(mq, w.queues[mq]!.maxOffset, null);
+    }
+    const cfg = this.model.config;
+    const periodMs = cfg.longPollingEnable ? BROKER_CONSTANTS.HOLD_CHECK_PERIOD_MS : cfg.shortPollingTimeMills;
+    w.sched.scheduleIn(periodMs * 1000, w.kinds.holdTick, this.index);
+  }
+
+  /**
+   * PullRequestHoldService#notifyMessageArriving: replays held requests that can now be answered —
+   * new messages past their offset that match their filter (tag null = periodic check, matches all) —
+   * or whose hold time is up; keeps the rest.
+   */
+  notifyMessageArriving(mq: number, maxOffset: number, tag: number | null): void {
+    const w = this.world;
+    const held = w.takeHeld(mq);
+    if (held === null) return;
+    const now = w.sched.nowUs;
+    const topic = w.queues[mq]!.topicIndex;
+    for (let i = 0; i < held.length; i++) {
+      const pr = held[i]!;
+      const matches = tag === null || tagMatches(w.tagSetOf(pr.group, topic), tag);
+      if ((maxOffset > pr.reqOffset && matches) || now >= pr.holdSinceUs + pr.holdTimeoutUs) {
+        this.processRequest(pr, false);
+      } else {
+        w.holdPull(pr);
+      }
+    }
+    held.length = 0;
+    w.recycleHeld(held);
+  }
+
+  // ---------------------------------------------------------------- offsets
+
+  commitOffset(group: number, mq: number, offset: number, viaPull: number): void {
+    this.offsets.set(offsetKey(group, mq), offset);
+    const w = this.world;
+    w.trace.emit(w.T.offsetCommit, w.sched.nowUs, mq, group, offset, viaPull);
+  }
+
+  queryOffset(group: number, mq: number): number {
+    return this.offsets.get(offsetKey(group, mq)) ?? -1;
+  }
+
+  /**
+   * QUERY_CONSUMER_OFFSET (§13.7) plus the max offset and the timestamp search the client asks next
+   * (§10.6). Results are written into the consumer's query slot; the reply crosses the network.
+   */
+  onQueryOffset(consumer: number, slot: number): void {
+    const w = this.world;
+    w.advanceProducers(w.sched.nowUs);
+    const c = w.consumers[consumer]!;
+    const q = c.querySlot(slot);
+    w.applyRetention(q.mq);
+    const store = w.queues[q.mq]!;
+    let stored = this.queryOffset(c.group, q.mq);
+    // The "start at 0" rule: no committed offset, queue never truncated, message 0 still in page cache.
+    if (stored < 0 && store.minOffset <= 0 && store.maxOffset > 0 && store.physicalMin === 0 && this.isHot(store.clPos(0))) stored = 0;
+    q.stored = stored;
+    q.maxOffset = store.maxOffset;
+    q.searchOffset = w.searchOffset(q.mq, q.timestampUs);
+    w.sched.scheduleAt(w.net.downAt(w.sched.nowUs, consumer, this.index), w.kinds.queryOffsetResponse, consumer, slot);
+  }
+
+  // ---------------------------------------------------------------- registry
+
+  /** HEART_BEAT (§13.8): register or refresh the channel, learn subscriptions, notify on a new channel. */
+  onHeartbeat(consumer: number, wantReply: boolean): void {
+    const w = this.world;
+    const c = w.consumers[consumer]!;
+    const now = w.sched.nowUs;
+    let chans = this.channels.get(c.group);
+    if (!chans) {
+      chans = new Map();
+      this.channels.set(c.group, chans);
+    }
+    const isNew = !chans.has(c.clientId);
+    chans.set(c.clientId, { consumer, lastUpdateUs: now });
+    let versions = this.subVersions.get(c.group);
+    if (!versions) {
+      versions = new Map();
+      this.subVersions.set(c.group, versions);
+    }
+    let topicsChanged = false;
+    for (const [topic, subVersion] of c.subscriptionVersions()) {
+      const old = versions.get(topic);
+      if (old === undefined) topicsChanged = true;
+      if (old === undefined || subVersion > old) versions.set(topic, subVersion);
+    }
+    if (isNew || topicsChanged) this.notifyConsumerIdsChanged(c.group);
+    if (wantReply) w.sched.scheduleAt(w.net.downAt(now, consumer, this.index), w.kinds.heartbeatResponse, consumer);
+  }
+
+  /** NOTIFY_CONSUMER_IDS_CHANGED to every channel of the group (real-time notification, §13.8). */
+  private notifyConsumerIdsChanged(group: number): void {
+    const w = this.world;
+    const chans = this.channels.get(group);
+    if (!chans) return;
+    const now = w.sched.nowUs;
+    for (const id of [...chans.keys()].sort()) {
+      const consumer = chans.get(id)!.consumer;
+      w.sched.scheduleAt(w.net.downAt(now, consumer, this.index), w.kinds.notifyIdsChanged, consumer);
+    }
+  }
+
+  /** GET_CONSUMER_LIST_BY_GROUP: the registered client ids of the group (unsorted; the client sorts). */
+  consumerIdList(group: number): string[] | null {
+    const chans = this.channels.get(group);
+    return chans && chans.size > 0 ? [...chans.keys()] : null;
+  }
+
+  // ---------------------------------------------------------------- send-back and retries (§9.2)
+
+  /** CONSUMER_SEND_MSG_BACK from a consume worker. */
+  onSendBack(consumer: number, worker: number): void {
+    const w = this.world;
+    const c = w.consumers[consumer]!;
+    const job = c.consumeService.sendBackJob(worker);
+    const ok = this.sendBackOk;
+    if (ok) this.acceptSendBack(c.group, this.readAttributes(job.mq, job.offset), job.delayLevel, c.maxReconsumeTimes);
+    w.sched.scheduleAt(w.net.downAt(w.sched.nowUs, consumer, this.index), w.kinds.sendBackResponse, consumer, worker, ok ? 1 : 0);
+  }
+
+  /** cleanExpiredMsg's sendMessageBack(msg, 3): handled like a send-back; nobody waits for the answer.
+   * The message was already removed from the ProcessQueue, so its attributes travel with the request. */
+  onCleanSendBack(ticket: number, consumer: number): void {
+    const c = this.world.consumers[consumer]!;
+    const job = c.takeCleanJob(ticket);
+    this.acceptSendBack(c.group, job, job.delayLevel, c.maxReconsumeTimes);
+  }
+
+  private readonly attrs: MessageAttributes = { mq: 0, offset: 0, reconsumeTimes: 0, originKey: 0, originBornUs: 0, bodyBytes: 0, tag: 0 };
+
+  /** Reads what send-back needs of a stored message (CONSUMER_SEND_MSG_BACK looks it up by offset). */
+  private readAttributes(mq: number, offset: number): MessageAttributes {
+    const store = this.world.queues[mq]!;
+    const a = this.attrs;
+    a.mq = mq;
+    a.offset = offset;
+    a.reconsumeTimes = store.reconsumeTimes(offset);
+    a.originKey = store.originKey(offset);
+    a.originBornUs = store.originBornUs(offset);
+    a.bodyBytes = store.bodyBytes(offset);
+    a.tag = store.tag(offset);
+    return a;
+  }
+
+  private acceptSendBack(group: number, m: MessageAttributes, delayLevel: number, maxReconsumeTimes: number): void {
+    const w = this.world;
+    if (this.model.config.retryQueueNums <= 0) return; // SUCCESS without doing anything: the message is gone
+    const rt = m.reconsumeTimes;
+    const originKey = m.originKey;
+    const now = w.sched.nowUs;
+    w.metrics.sentBack++;
+    if (rt >= maxReconsumeTimes || delayLevel < 0) {
+      const dlq = w.queues[w.dlqQueue(group, this.index)]!;
+      this.commitLogTail += this.storedSize(m.bodyBytes, dlq.topic);
+      dlq.append(now, this.commitLogTail, m.bodyBytes, m.tag, originKey, m.originBornUs, rt);
+      w.markDlq(group, originKey);
+      w.trace.emit(w.T.dlq, now, m.mq, m.offset, rt, group);
+      return;
+    }
+    let level = delayLevel === 0 ? 3 + rt : delayLevel;
+    const maxLevel = this.model.delayLevelsUs.length - 1;
+    if (level > maxLevel) level = maxLevel; // HookUtils clamps to the highest level
+    w.markRetrying(group, originKey);
+    w.trace.emit(w.T.sendBack, now, m.mq, m.offset, rt, level);
+    this.schedule[level]!.push({
+      dueUs: now + this.model.delayLevelsUs[level]!,
+      group,
+      originKey,
+      originBornUs: m.originBornUs,
+      bodyBytes: m.bodyBytes,
+      tag: m.tag,
+      reconsumeTimes: rt + 1,
+    });
+    if (!this.scheduleArmed[level]) {
+      this.scheduleArmed[level] = true;
+      w.sched.scheduleAt(now + this.model.delayLevelsUs[level]!, w.kinds.scheduleDue, this.index, level);
+    }
+  }
+
+  /** ScheduleMessageService: deliver every due message of a level into %RETRY%<group>. */
+  onScheduleDue(level: number): void {
+    const w = this.world;
+    const now = w.sched.nowUs;
+    const fifo = this.schedule[level]!;
+    let head = this.scheduleHead[level]!;
+    while (head < fifo.length && fifo[head]!.dueUs <= now) {
+      const e = fifo[head++]!;
+      const mq = w.retryQueue(e.group, this.index);
+      const store = w.queues[mq]!;
+      this.commitLogTail += this.storedSize(e.bodyBytes, store.topic);
+      const offset = store.append(now, this.commitLogTail, e.bodyBytes, e.tag, e.originKey, e.originBornUs, e.reconsumeTimes);
+      w.trace.emit(w.T.retryDelivered, now, mq, offset, e.reconsumeTimes, e.group);
+      if (w.heldCount(mq) > 0) this.notifyMessageArriving(mq, store.maxOffset, e.tag);
+    }
+    if (head > 1024 && head * 2 > fifo.length) {
+      fifo.splice(0, head);
+      head = 0;
+    }
+    this.scheduleHead[level] = head;
+    if (head < fifo.length) w.sched.scheduleAt(fifo[head]!.dueUs, w.kinds.scheduleDue, this.index, level);
+    else this.scheduleArmed[level] = false;
+  }
+
+  /** Messages parked in the schedule topic for a group (for end-of-run accounting). */
+  forEachScheduled(fn: (group: number, originKey: number) => void): void {
+    for (let l = 0; l < this.schedule.length; l++) {
+      const fifo = this.schedule[l]!;
+      for (let i = this.scheduleHead[l]!; i < fifo.length; i++) fn(fifo[i]!.group, fifo[i]!.originKey);
+    }
+  }
+}
+
+function tagMatches(tagSet: Set<number> | null, tag: number): boolean {
+  return tagSet === null || tagSet.has(tag);
+}
+
+export { GetMessageStatus };

@@ -1,0 +1,437 @@
+// The composition root of the pipeline model: builds topics, queues, brokers, producers and consumer
+// instances from a normalised scenario, wires their event kinds onto the kernel, and owns what is
+// shared between them (the queue table, held long polls, message fates).
+//
+// Equal-time events run in scheduling order (the kernel's FIFO tie-break); the construction order
+// below — brokers' hold ticks, then the sampler, then consumer starts in (group, instance) order —
+// fixes the order of the first events.
+import { Broker } from "../broker/Broker.ts";
+import { Producer } from "../broker/Producer.ts";
+import { FATE_COUNT_MASK, FATE_DLQ, FATE_LOST, FATE_RETRYING, QueueStore, keyOffset, keyQueue } from "../broker/QueueStore.ts";
+import { PullRequest } from "../client/PullRequest.ts";
+import { PushConsumer } from "../client/PushConsumer.ts";
+import type { ProcessQueue } from "../client/ProcessQueue.ts";
+import { Metrics } from "../metrics/Metrics.ts";
+import { Network } from "../net/Network.ts";
+import { BROKER_CONSTANTS } from "../scenario/defaults.ts";
+import type { Model } from "../scenario/types.ts";
+import { Scheduler } from "../sim/Scheduler.ts";
+import { RandomStreams, type Rng } from "../sim/streams.ts";
+import { Trace } from "../sim/Trace.ts";
+import { defineTraceTypes, type Kinds, type TraceTypes } from "./kinds.ts";
+
+const FATE_CONSUMED_MASK = FATE_COUNT_MASK;
+
+interface TopicEntry {
+  name: string;
+  /** Global queue indexes in MessageQueue order (brokerName, queueId). */
+  queues: number[];
+  brokers: number[];
+  /** Model topic index, or −1 for %RETRY% / %DLQ% topics. */
+  modelTopic: number;
+  retryOf: number; // group index for %RETRY%<group>, else −1
+  dlqOf: number;
+}
+
+export class World {
+  readonly sched: Scheduler;
+  readonly streams: RandomStreams;
+  readonly trace = new Trace();
+  readonly T: TraceTypes;
+  readonly kinds: Kinds;
+  readonly metrics: Metrics;
+  readonly net: Network;
+  readonly queues: QueueStore[] = [];
+  readonly brokers: Broker[] = [];
+  readonly consumers: PushConsumer[] = [];
+  readonly pullRequests: PullRequest[] = [];
+  readonly producers: (Producer | null)[] = [];
+  private readonly topics: TopicEntry[] = [];
+  /** fateSlot[group][topic]: the group's fate column on that topic's queues, −1 if not subscribed. */
+  private readonly fateSlot: number[][] = [];
+  private readonly tagSets: (Set<number> | null)[][] = [];
+  private readonly retryTopicOf: number[] = [];
+  private readonly dlqTopicOf: number[] = [];
+  // Long polling: held requests per queue, and how far arrivals were announced.
+  private readonly held: (PullRequest[] | null)[] = [];
+  private readonly heldSpare: PullRequest[][] = [];
+  private readonly notifiedUpTo: Float64Array;
+  private readonly arrivalArmed: boolean[] = [];
+  private producedUntilUs = -1;
+  /** Side table for the fate of messages in the retry chain whose original chunk was freed. */
+  readonly retryFates = new Map<number, number>();
+
+  constructor(readonly model: Model, options: { maxEvents?: number } = {}) {
+    this.sched = new Scheduler({ maxEvents: options.maxEvents, initialCapacity: 4096 });
+    this.streams = new RandomStreams(model.seed);
+    this.T = defineTraceTypes(this.trace);
+    this.metrics = new Metrics(model.groups.length);
+    this.kinds = this.defineKinds();
+    this.buildTopicsAndQueues();
+    this.notifiedUpTo = new Float64Array(this.queues.length);
+    for (let i = 0; i < this.queues.length; i++) this.held.push(null);
+    for (const b of model.brokers) {
+      this.brokers.push(new Broker(b, this, this.queues.filter((q) => q.brokerIndex === b.index).map((q) => q.index)));
+    }
+    let clientNo = 0;
+    for (const g of model.groups) {
+      for (let i = 0; i < g.instances; i++) {
+        clientNo++;
+        // clientIP@instanceName: one JVM per instance on its own host. Sorted as strings, as RocketMQ does.
+        const cid = `10.0.${g.index}.${i + 1}@${1000 + clientNo}`;
+        this.consumers.push(new PushConsumer(this.consumers.length, g, cid, this));
+      }
+    }
+    this.net = new Network(model.latency, this.streams, this.consumers.map((c) => c.clientId), model.brokers.map((b) => b.name));
+    this.buildProducers();
+  }
+
+  /** Schedules the first events: hold ticks, consumer starts. The sampler is the caller's. */
+  start(): void {
+    for (const b of this.brokers) {
+      const cfg = b.model.config;
+      const periodMs = cfg.longPollingEnable ? BROKER_CONSTANTS.HOLD_CHECK_PERIOD_MS : cfg.shortPollingTimeMills;
+      this.sched.scheduleIn(periodMs * 1000, this.kinds.holdTick, b.index);
+    }
+    for (const c of this.consumers) this.sched.scheduleAt(c.groupModel.startAtUs, this.kinds.consumerStart, c.index);
+  }
+
+  // ---------------------------------------------------------------- construction
+
+  private defineKinds(): Kinds {
+    const s = this.sched;
+    const pr = (id: number) => this.pullRequests[id]!;
+    const con = (i: number) => this.consumers[i]!;
+    const brk = (i: number) => this.brokers[i]!;
+    return {
+      brokerPull: s.defineKind("brokerPull", (id) => brk(this.queues[pr(id).mq]!.brokerIndex).onPull(pr(id))),
+      holdTick: s.defineKind("holdTick", (b) => brk(b).onHoldTick()),
+      topicArrival: s.defineKind("topicArrival", (t) => this.onTopicArrival(t)),
+      offsetUpdate: s.defineKind("offsetUpdate", (b, key, off) => brk(b).commitOffset(Math.floor(key / 1048576), key % 1048576, off, 0)),
+      queryOffset: s.defineKind("queryOffset", (b, c, slot) => brk(b).onQueryOffset(c, slot)),
+      heartbeat: s.defineKind("heartbeat", (b, c, reply) => brk(b).onHeartbeat(c, reply === 1)),
+      sendBack: s.defineKind("sendBack", (b, c, wk) => brk(b).onSendBack(c, wk)),
+      cleanSendBack: s.defineKind("cleanSendBack", (b, ticket, c) => brk(b).onCleanSendBack(ticket, c)),
+      scheduleDue: s.defineKind("scheduleDue", (b, level) => brk(b).onScheduleDue(level)),
+      consumerStart: s.defineKind("consumerStart", (c) => con(c).start()),
+      pullDispatch: s.defineKind("pullDispatch", (id) => con(pr(id).consumer).pullMessage(pr(id))),
+      pullResponse: s.defineKind("pullResponse", (id) => con(pr(id).consumer).onPullResponse(pr(id))),
+      offsetIllegalFix: s.defineKind("offsetIllegalFix", (id) => con(pr(id).consumer).onOffsetIllegalFix(pr(id))),
+      queryOffsetResponse: s.defineKind("queryOffsetResponse", (c) => con(c).rebalance.onQueryAnswer()),
+      heartbeatResponse: s.defineKind("heartbeatResponse", (c) => con(c).onHeartbeatResponse()),
+      notifyIdsChanged: s.defineKind("notifyIdsChanged", (c) => con(c).rebalance.wakeup()),
+      rebalance: s.defineKind("rebalance", (c) => con(c).rebalance.onTimer()),
+      persistAll: s.defineKind("persistAll", (c) => con(c).onPersistAll()),
+      heartbeatTimer: s.defineKind("heartbeatTimer", (c) => con(c).onHeartbeatTimer()),
+      cleanExpired: s.defineKind("cleanExpired", (c) => con(c).onCleanExpired()),
+      consumeDone: s.defineKind("consumeDone", (c, wk) => con(c).consumeService.onConsumeDone(wk)),
+      sendBackResponse: s.defineKind("sendBackResponse", (c, wk, ok) => con(c).consumeService.onSendBackResponse(wk, ok === 1)),
+      localRetry: s.defineKind("localRetry", (c, t) => con(c).consumeService.onLocalRetry(t)),
+      sample: -1, // defined by the sampler
+    };
+  }
+
+  private buildTopicsAndQueues(): void {
+    const m = this.model;
+    const brokerName = (b: number) => m.brokers[b]!.name;
+    const addTopic = (name: string, brokers: number[], perBroker: number, modelTopic: number, retryOf: number, dlqOf: number, fateSlots: number) => {
+      const index = this.topics.length;
+      const sorted = [...brokers].sort((a, b) => (brokerName(a) < brokerName(b) ? -1 : brokerName(a) > brokerName(b) ? 1 : 0));
+      const queues: number[] = [];
+      for (const b of sorted) {
+        for (let q = 0; q < perBroker; q++) {
+          const store = new QueueStore(this.queues.length, name, brokerName(b), q, index, b, fateSlots);
+          this.queues.push(store);
+          queues.push(store.index);
+        }
+      }
+      this.topics.push({ name, queues, brokers: sorted, modelTopic, retryOf, dlqOf });
+      this.arrivalArmed.push(false);
+      return index;
+    };
+    for (let g = 0; g < m.groups.length; g++) {
+      this.fateSlot.push(new Array(m.topics.length).fill(-1));
+      this.tagSets.push([]);
+    }
+    for (const t of m.topics) {
+      let slots = 0;
+      for (const g of m.groups) {
+        const sub = g.subscriptions.find((s) => s.topic === t.index);
+        if (sub) this.fateSlot[g.index]![t.index] = slots++;
+      }
+      addTopic(t.name, t.brokers, t.queuesPerBroker, t.index, -1, -1, slots);
+    }
+    const allBrokers = m.brokers.map((b) => b.index);
+    for (const g of m.groups) {
+      // %RETRY%<group>: created on every broker by heartbeats, retryQueueNums queues each (§9.2, §13.8).
+      const perBroker = Math.max(1, m.brokers[0]!.config.retryQueueNums);
+      this.retryTopicOf.push(addTopic(`%RETRY%${g.name}`, allBrokers, perBroker, -1, g.index, -1, 0));
+      this.dlqTopicOf.push(addTopic(`%DLQ%${g.name}`, allBrokers, 1, -1, -1, g.index, 0));
+    }
+    for (const g of m.groups) {
+      const sets: (Set<number> | null)[] = new Array(this.topics.length).fill(null);
+      for (const s of g.subscriptions) sets[s.topic] = s.tagSet;
+      this.tagSets[g.index] = sets;
+    }
+  }
+
+  private buildProducers(): void {
+    const m = this.model;
+    for (const t of m.topics) {
+      if (!t.produce) {
+        this.producers.push(null);
+        continue;
+      }
+      const topicQueues = this.topics[t.index]!.queues;
+      const sink = { appendProduced: (q: number, bornUs: number, body: number, tag: number) => this.appendProduced(topicQueues[q]!, bornUs, body, tag) };
+      const p = new Producer(t.produce, topicQueues.length, sink, this.streams.get(`topic/${t.name}/arrival`), this.streams.get(`topic/${t.name}/attributes`), 0);
+      p.seedBacklog(t.produce.backlog, 0, 3600e6);
+      this.producers.push(p);
+    }
+    // Retry/DLQ topics have no producers.
+    for (let i = m.topics.length; i < this.topics.length; i++) this.producers.push(null);
+  }
+
+  // ---------------------------------------------------------------- producers and retention
+
+  private appendProduced(mq: number, bornUs: number, bodyBytes: number, tag: number): void {
+    const store = this.queues[mq]!;
+    const broker = this.brokers[store.brokerIndex]!;
+    broker.commitLogTail += broker.storedSize(bodyBytes, store.topic);
+    store.append(bornUs, broker.commitLogTail, bodyBytes, tag, -1, 0, 0);
+    this.metrics.producedTotal++;
+    const groups = this.model.groups;
+    for (let g = 0; g < groups.length; g++) {
+      if (this.fateSlot[g]![store.topicIndex]! < 0) continue;
+      const f = this.metrics.fates[g]!;
+      f.produced++;
+      const set = this.tagSets[g]![store.topicIndex]!;
+      if (set !== null && !set.has(tag)) f.filtered++;
+    }
+  }
+
+  /** Produces every message born up to `nowUs` on every topic (commit-log order stays time order). */
+  advanceProducers(nowUs: number): void {
+    if (nowUs === this.producedUntilUs) return;
+    this.producedUntilUs = nowUs;
+    for (const p of this.producers) if (p !== null && p.nextArrivalUs <= nowUs) p.advanceTo(nowUs);
+  }
+
+  /** Deletes messages older than the topic's retention, in order; counts unconsumed ones as lost. */
+  applyRetention(mq: number): void {
+    const store = this.queues[mq]!;
+    const topic = this.topics[store.topicIndex]!;
+    if (topic.modelTopic < 0) return; // retry and DLQ queues keep their messages for the run
+    const cutoffUs = this.sched.nowUs - this.model.topics[topic.modelTopic]!.retentionUs;
+    let min = store.minOffset;
+    const max = store.maxOffset;
+    if (min >= max) return;
+    if (min < store.physicalMin) min = store.physicalMin; // freed chunks held only resolved messages
+    if (store.bornUs(min) >= cutoffUs) {
+      store.minOffset = min;
+      return;
+    }
+    const groups = this.model.groups.length;
+    while (min < max && store.bornUs(min) < cutoffUs) {
+      for (let g = 0; g < groups; g++) {
+        const slot = this.fateSlot[g]![topic.modelTopic]!;
+        if (slot < 0) continue;
+        const fate = store.fate(slot, min);
+        if ((fate & (FATE_CONSUMED_MASK | FATE_LOST | FATE_DLQ | FATE_RETRYING)) !== 0) continue;
+        const set = this.tagSets[g]![store.topicIndex]!;
+        if (set !== null && !set.has(store.tag(min))) continue;
+        store.setFate(slot, min, fate | FATE_LOST);
+        this.metrics.fates[g]!.lost++;
+      }
+      min++;
+    }
+    store.minOffset = min;
+    this.trace.emit(this.T.retention, this.sched.nowUs, mq, min);
+  }
+
+  /** searchOffset(timestamp): the first offset born at or after it (minOffset if older than all). */
+  searchOffset(mq: number, timestampUs: number): number {
+    const store = this.queues[mq]!;
+    let lo = Math.max(store.minOffset, store.physicalMin);
+    let hi = store.maxOffset;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (store.bornUs(mid) < timestampUs) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  // ---------------------------------------------------------------- long polling bookkeeping
+
+  holdPull(pr: PullRequest): void {
+    let list = this.held[pr.mq];
+    if (list === null || list === undefined) {
+      list = this.heldSpare.pop() ?? [];
+      this.held[pr.mq] = list;
+    }
+    if (list.length === 0) {
+      const store = this.queues[pr.mq]!;
+      if (this.notifiedUpTo[pr.mq]! < store.maxOffset) this.notifiedUpTo[pr.mq] = store.maxOffset;
+    }
+    list.push(pr);
+    this.armArrival(this.queues[pr.mq]!.topicIndex);
+  }
+
+  heldCount(mq: number): number {
+    return this.held[mq]?.length ?? 0;
+  }
+
+  /** Takes the held list of a queue (the broker re-holds what it keeps). */
+  takeHeld(mq: number): PullRequest[] | null {
+    const list = this.held[mq];
+    if (list === null || list === undefined || list.length === 0) return null;
+    this.held[mq] = null;
+    return list;
+  }
+
+  recycleHeld(list: PullRequest[]): void {
+    this.heldSpare.push(list);
+  }
+
+  /** Wakes held long polls at the topic's next arrival, if anyone is held on it. */
+  private armArrival(topic: number): void {
+    if (this.arrivalArmed[topic]) return;
+    const p = this.producers[topic];
+    if (!p || p.nextArrivalUs === Infinity) return;
+    this.arrivalArmed[topic] = true;
+    this.sched.scheduleAt(Math.max(p.nextArrivalUs, this.sched.nowUs), this.kinds.topicArrival, topic);
+  }
+
+  /** The reput thread's notifyMessageArriving for each new message of the topic's held queues. */
+  private onTopicArrival(topic: number): void {
+    this.arrivalArmed[topic] = false;
+    this.advanceProducers(this.sched.nowUs);
+    let anyHeld = false;
+    for (const mq of this.topics[topic]!.queues) {
+      if (this.heldCount(mq) === 0) continue;
+      const store = this.queues[mq]!;
+      const broker = this.brokers[store.brokerIndex]!;
+      for (let o = this.notifiedUpTo[mq]!; o < store.maxOffset && this.heldCount(mq) > 0; o++) {
+        broker.notifyMessageArriving(mq, o + 1, store.tag(o));
+      }
+      this.notifiedUpTo[mq] = store.maxOffset;
+      if (this.heldCount(mq) > 0) anyHeld = true;
+    }
+    if (anyHeld) this.armArrival(topic);
+  }
+
+  // ---------------------------------------------------------------- topics and routes
+
+  topicName(topic: number): string {
+    return this.topics[topic]!.name;
+  }
+  topicQueues(topic: number): readonly number[] {
+    return this.topics[topic]!.queues;
+  }
+  isRetryTopic(topic: number): boolean {
+    return this.topics[topic]!.retryOf >= 0;
+  }
+  retryTopic(group: number): number {
+    return this.retryTopicOf[group]!;
+  }
+  retryQueue(group: number, broker: number): number {
+    const t = this.topics[this.retryTopicOf[group]!]!;
+    return t.queues.find((q) => this.queues[q]!.brokerIndex === broker)!;
+  }
+  dlqQueue(group: number, broker: number): number {
+    const t = this.topics[this.dlqTopicOf[group]!]!;
+    return t.queues.find((q) => this.queues[q]!.brokerIndex === broker)!;
+  }
+  /** Tag filter of a group on a topic; null = every message. */
+  tagSetOf(group: number, topic: number): Set<number> | null {
+    return this.tagSets[group]![topic] ?? null;
+  }
+  /** Model topic index of an ordinary topic, −1 for retry/DLQ. */
+  modelTopicOf(topic: number): number {
+    return this.topics[topic]!.modelTopic;
+  }
+  get topicCount(): number {
+    return this.topics.length;
+  }
+
+  /** findConsumerIdList: GET_CONSUMER_LIST_BY_GROUP from a random broker of the topic's route. */
+  findConsumerIdList(topic: number, group: number, pick: Rng): string[] | null {
+    const brokers = this.topics[topic]!.brokers;
+    const b = brokers[Math.floor(pick() * brokers.length)]!;
+    return this.brokers[b]!.consumerIdList(group);
+  }
+
+  newPullRequest(c: PushConsumer, mq: number, pq: ProcessQueue, nextOffset: number): PullRequest {
+    const pr = new PullRequest(this.pullRequests.length, c.index, c.group, mq, pq, nextOffset, c.config.pullBatchSize);
+    this.pullRequests.push(pr);
+    return pr;
+  }
+
+  // ---------------------------------------------------------------- message fates
+
+  /** Where the fate of an original message lives: [store, slot, offset], or null if only in the side table. */
+  private fateOf(group: number, originKey: number): { store: QueueStore; slot: number; offset: number } | null {
+    const store = this.queues[keyQueue(originKey)]!;
+    const offset = keyOffset(originKey);
+    const modelTopic = this.topics[store.topicIndex]!.modelTopic;
+    const slot = this.fateSlot[group]![modelTopic]!;
+    if (offset < store.physicalMin) return null;
+    return { store, slot, offset };
+  }
+
+  private readFate(group: number, originKey: number): number {
+    const f = this.fateOf(group, originKey);
+    return f === null ? this.retryFates.get(group * 2 ** 40 + originKey) ?? FATE_RETRYING : f.store.fate(f.slot, f.offset);
+  }
+
+  private writeFate(group: number, originKey: number, value: number): void {
+    const f = this.fateOf(group, originKey);
+    if (f === null) this.retryFates.set(group * 2 ** 40 + originKey, value);
+    else f.store.setFate(f.slot, f.offset, value);
+  }
+
+  /** A listener call returned CONSUME_SUCCESS for the message at (mq, offset). */
+  recordConsumed(group: number, mq: number, offset: number): void {
+    const store = this.queues[mq]!;
+    const key = store.originKey(offset);
+    const fates = this.metrics.fates[group]!;
+    const fate = this.readFate(group, key);
+    const count = fate & FATE_CONSUMED_MASK;
+    fates.consumeOk++;
+    if (count === 0) {
+      fates.consumed++;
+      if (fate & FATE_LOST) fates.lost--;
+      if (fate & FATE_DLQ) fates.dlq--;
+    } else {
+      fates.duplicates++;
+    }
+    const next = (fate & ~(FATE_CONSUMED_MASK | FATE_LOST | FATE_DLQ)) | Math.min(FATE_CONSUMED_MASK, count + 1);
+    this.writeFate(group, key, next);
+    const e2e = Math.max(0, this.sched.nowUs - store.originBornUs(offset));
+    this.metrics.endToEnd.record(e2e);
+    this.metrics.endToEndInterval.record(e2e);
+  }
+
+  markRetrying(group: number, originKey: number): void {
+    const fate = this.readFate(group, originKey);
+    if (fate & FATE_CONSUMED_MASK) return;
+    this.writeFate(group, originKey, fate | FATE_RETRYING);
+  }
+
+  markDlq(group: number, originKey: number): void {
+    const fate = this.readFate(group, originKey);
+    if (fate & (FATE_CONSUMED_MASK | FATE_DLQ)) return;
+    this.writeFate(group, originKey, fate | FATE_DLQ);
+    this.metrics.fates[group]!.dlq++;
+  }
+
+  /** Fate bits of an original message for a group (for accounting). */
+  fate(group: number, originKey: number): number {
+    return this.readFate(group, originKey);
+  }
+
+  fateSlotOf(group: number, modelTopic: number): number {
+    return this.fateSlot[group]![modelTopic]!;
+  }
+}

@@ -1,0 +1,188 @@
+// The run summary: stable key names (they are the CI expectation grammar's vocabulary), nothing that
+// depends on the wall clock, numbers rounded to fixed precision so output is byte-stable.
+import type { Histogram } from "../metrics/Histogram.ts";
+import { FLOW_KIND } from "./kinds.ts";
+import type { GroupAccount } from "./accounting.ts";
+import { queueLabel, type Sampler } from "./Sampler.ts";
+import type { World } from "./World.ts";
+
+export interface LatencySummary {
+  count: number;
+  meanMs: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+export interface Summary {
+  scenario: string;
+  seed: number;
+  profile: string;
+  complete: boolean;
+  stopReason: string;
+  simulatedMs: number;
+  events: number;
+  traceHash: string;
+  traceRecords: number;
+  messages: {
+    produced: number;
+    filtered: number;
+    consumed: number;
+    duplicates: number;
+    sentBack: number;
+    dlq: number;
+    lost: number;
+    inFlight: number;
+    cached: number;
+    retrying: number;
+    unpulled: number;
+  };
+  groups: GroupAccount[];
+  lag: { committed: { final: number; max: number }; unpulled: { final: number; max: number } };
+  cache: { countPerQueueMax: number; bytesPerQueueMax: number; countPerConsumerMax: number; bytesPerConsumerMax: number };
+  flowControl: { count: number; size: number; span: number; paused: number; total: number };
+  pulls: { found: number; noNewMsg: number; noMatchedMsg: number; offsetIllegal: number; exception: number; total: number };
+  throughput: { consumedPerSec: { mean: number; max: number }; producedPerSec: { mean: number; max: number } };
+  latency: { consumeWait: LatencySummary; consume: LatencySummary; endToEnd: LatencySummary };
+  rebalances: number;
+  rebalanceChanges: number;
+  perQueue: {
+    group: string;
+    topic: string;
+    brokerName: string;
+    queueId: number;
+    owner: string | null;
+    minOffset: number;
+    maxOffset: number;
+    committedOffset: number;
+    nextOffset: number | null;
+    cached: number;
+  }[];
+  perConsumer: {
+    clientId: string;
+    group: string;
+    queues: number;
+    cached: number;
+    cachedBytes: number;
+    queueFlowControlTimes: number;
+    queueMaxSpanFlowControlTimes: number;
+    consumeThreads: number;
+    hungWorkers: number;
+    rebalances: number;
+  }[];
+  assignment: Record<string, string[]>;
+  expectations: { expression: string; ok: boolean; actual: string }[];
+}
+
+const r3 = (v: number) => Math.round(v * 1000) / 1000;
+
+function latency(h: Histogram): LatencySummary {
+  if (h.count === 0) return { count: 0, meanMs: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0, maxMs: 0 };
+  return {
+    count: h.count,
+    meanMs: r3(h.mean / 1000),
+    p50Ms: r3(h.quantile(0.5) / 1000),
+    p90Ms: r3(h.quantile(0.9) / 1000),
+    p99Ms: r3(h.quantile(0.99) / 1000),
+    maxMs: r3(h.max / 1000),
+  };
+}
+
+export function buildSummary(w: World, sampler: Sampler, accounts: GroupAccount[], complete: boolean, stopReason: string): Summary {
+  const m = w.metrics;
+  const final = sampler.gauges();
+  const sum = (k: keyof GroupAccount) => accounts.reduce((a, g) => a + (g[k] as number), 0);
+  const simSec = w.sched.nowUs / 1e6;
+  const consumedOk = m.fates.reduce((a, f) => a + f.consumeOk, 0);
+  const fc = m.flowControl;
+  const p = m.pulls;
+  const seriesMax = (col: number[]) => col.reduce((a, v) => (v > a ? v : a), 0);
+  const perQueue: Summary["perQueue"] = [];
+  for (const grp of w.model.groups) {
+    const subscribed = [...grp.subscriptions.map((s) => s.topic), w.retryTopic(grp.index)];
+    for (const topic of subscribed) {
+      for (const mq of w.topicQueues(topic)) {
+        const store = w.queues[mq]!;
+        let owner: string | null = null;
+        let next: number | null = null;
+        let cached = 0;
+        for (const c of w.consumers) {
+          if (c.group !== grp.index) continue;
+          const id = c.rebalance.pullRequestOf(mq);
+          if (id === undefined) continue;
+          const pr = w.pullRequests[id]!;
+          owner = owner === null ? c.clientId : `${owner},${c.clientId}`;
+          next = Math.max(next ?? -1, pr.nextOffset);
+          cached += pr.pq.msgCount;
+        }
+        perQueue.push({
+          group: grp.name, topic: store.topic, brokerName: store.brokerName, queueId: store.queueId, owner,
+          minOffset: store.minOffset, maxOffset: store.maxOffset,
+          committedOffset: w.brokers[store.brokerIndex]!.queryOffset(grp.index, mq), nextOffset: next, cached,
+        });
+      }
+    }
+  }
+  const assignment: Record<string, string[]> = {};
+  const perConsumer: Summary["perConsumer"] = w.consumers.map((c) => {
+    const pqs = c.rebalance.processQueues();
+    assignment[c.clientId] = pqs.map(([mq]) => queueLabel(w, mq));
+    return {
+      clientId: c.clientId,
+      group: c.groupModel.name,
+      queues: pqs.length,
+      cached: pqs.reduce((a, [, pq]) => a + pq.msgCount, 0),
+      cachedBytes: pqs.reduce((a, [, pq]) => a + pq.msgSize, 0),
+      queueFlowControlTimes: c.queueFlowControlTimes,
+      queueMaxSpanFlowControlTimes: c.queueMaxSpanFlowControlTimes,
+      consumeThreads: c.consumeService.threads,
+      hungWorkers: c.consumeService.hungWorkers,
+      rebalances: c.rebalance.runs,
+    };
+  });
+  const cols = sampler.series.columns;
+  return {
+    scenario: w.model.name,
+    seed: w.model.seed,
+    profile: w.model.profile,
+    complete,
+    stopReason,
+    simulatedMs: Math.round(w.sched.nowUs / 1000),
+    events: w.sched.eventsRun,
+    traceHash: w.trace.hash(),
+    traceRecords: w.trace.count,
+    messages: {
+      produced: sum("produced"), filtered: sum("filtered"), consumed: sum("consumed"), duplicates: sum("duplicates"),
+      sentBack: m.sentBack, dlq: sum("dlq"), lost: sum("lost"), inFlight: sum("inFlight"), cached: sum("cached"),
+      retrying: sum("retrying"), unpulled: sum("unpulled"),
+    },
+    groups: accounts,
+    lag: {
+      committed: { final: final.lagCommitted, max: Math.max(final.lagCommitted, sampler.max.lagCommitted) },
+      unpulled: { final: final.lagUnpulled, max: Math.max(final.lagUnpulled, sampler.max.lagUnpulled) },
+    },
+    cache: {
+      countPerQueueMax: Math.max(m.pqCountMax, sampler.max.cachedPerQueueMax),
+      bytesPerQueueMax: Math.max(m.pqBytesMax, sampler.max.cachedBytesPerQueueMax),
+      countPerConsumerMax: sampler.max.cachedPerConsumerMax,
+      bytesPerConsumerMax: sampler.max.cachedBytesPerConsumerMax,
+    },
+    flowControl: {
+      count: fc[FLOW_KIND.count]!, size: fc[FLOW_KIND.size]!, span: fc[FLOW_KIND.span]!, paused: fc[FLOW_KIND.paused]!,
+      total: fc[0]! + fc[1]! + fc[2]! + fc[3]!,
+    },
+    pulls: { ...p, total: m.pullsTotal },
+    throughput: {
+      consumedPerSec: { mean: r3(simSec > 0 ? consumedOk / simSec : 0), max: seriesMax(cols.consumedPerSec) },
+      producedPerSec: { mean: r3(simSec > 0 ? m.producedTotal / simSec : 0), max: seriesMax(cols.producedPerSec) },
+    },
+    latency: { consumeWait: latency(m.consumeWait), consume: latency(m.consumeTime), endToEnd: latency(m.endToEnd) },
+    rebalances: w.consumers.reduce((a, c) => a + c.rebalance.runs, 0),
+    rebalanceChanges: w.consumers.reduce((a, c) => a + c.rebalance.changes, 0),
+    perQueue,
+    perConsumer,
+    assignment,
+    expectations: [],
+  };
+}

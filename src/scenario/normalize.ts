@@ -1,0 +1,284 @@
+// Scenario input → normalised Model, validating every field. Errors are InputError naming the path.
+import { compileDist } from "../sim/distributions.ts";
+import { InputError } from "../sim/errors.ts";
+import { parseBytes, parseDurationUs } from "../sim/units.ts";
+import {
+  BROKER_CONFIG_DEFAULTS,
+  CONSUMER_CONFIG_DEFAULTS,
+  CONSUMER_CONFIG_RANGES,
+  SCENARIO_DEFAULTS,
+  type BrokerConfig,
+  type ConsumerConfig,
+} from "./defaults.ts";
+import type {
+  BrokerModel,
+  ConsumeFromWhere,
+  GroupModel,
+  Model,
+  ProduceModel,
+  ScenarioInput,
+  SubscriptionModel,
+  TopicModel,
+} from "./types.ts";
+import { checkKeys, isRecord, readEnum, readInt, readNumber, readString } from "./read.ts";
+
+const TOP_KEYS = [
+  "$schema", "name", "description", "seed", "duration", "sampleEvery", "profile", "brokers", "network",
+  "topics", "groups", "faults", "expect",
+];
+const CONSUME_FROM = ["CONSUME_FROM_LAST_OFFSET", "CONSUME_FROM_FIRST_OFFSET", "CONSUME_FROM_TIMESTAMP"] as const;
+const NAME_RE = /^[A-Za-z0-9_.-]{1,127}$/;
+
+export function normalizeScenario(raw: unknown): Model {
+  if (!isRecord(raw)) throw new InputError("(scenario)", "must be a JSON object");
+  checkKeys(raw, TOP_KEYS, "");
+  const input = raw as unknown as ScenarioInput;
+  const name = readString(raw, "name", "name");
+  if (!NAME_RE.test(name)) throw new InputError("name", `"${name}" must be 1–127 characters of A–Z a–z 0–9 _ . -`);
+  const seed = raw.seed === undefined ? SCENARIO_DEFAULTS.seed : readInt(raw, "seed", "seed", 0, 2 ** 32 - 1);
+  const durationUs = parseDurationUs(raw.duration ?? SCENARIO_DEFAULTS.duration, "duration");
+  if (durationUs <= 0) throw new InputError("duration", "must be greater than 0");
+  const sampleEveryUs = parseDurationUs(raw.sampleEvery ?? SCENARIO_DEFAULTS.sampleEvery, "sampleEvery");
+  if (sampleEveryUs < 1000) throw new InputError("sampleEvery", "must be at least 1ms");
+  if (durationUs / sampleEveryUs > 1_000_000) {
+    throw new InputError("sampleEvery", "gives more than 1,000,000 samples for this duration; sample less often");
+  }
+  const profile = raw.profile === undefined ? SCENARIO_DEFAULTS.profile : readEnum(raw, "profile", "profile", ["4.9", "5.x"]);
+  let latencySpec: unknown = SCENARIO_DEFAULTS.networkLatency;
+  if (raw.network !== undefined) {
+    if (!isRecord(raw.network)) throw new InputError("network", "must be an object");
+    checkKeys(raw.network, ["latency"], "network");
+    if (raw.network.latency !== undefined) latencySpec = raw.network.latency;
+  }
+  const latency = compileDist(latencySpec, "duration", "network.latency");
+
+  if (!Array.isArray(raw.brokers) || raw.brokers.length === 0) {
+    throw new InputError("brokers", "must be a non-empty list of brokers");
+  }
+  const brokers = raw.brokers.map((b, i) => normalizeBroker(b, i));
+  uniqueNames(brokers, "brokers");
+
+  if (!Array.isArray(raw.topics) || raw.topics.length === 0) throw new InputError("topics", "must be a non-empty list of topics");
+  const topics = raw.topics.map((t, i) => normalizeTopic(t, i, brokers));
+  uniqueNames(topics, "topics");
+
+  if (!Array.isArray(raw.groups) || raw.groups.length === 0) throw new InputError("groups", "must be a non-empty list of consumer groups");
+  const groups = raw.groups.map((g, i) => normalizeGroup(g, i, topics));
+  uniqueNames(groups, "groups");
+
+  if (raw.faults !== undefined && (!Array.isArray(raw.faults) || raw.faults.length > 0)) {
+    throw new InputError("faults", "fault injection is not available yet; leave the list empty");
+  }
+  let expect: string[] = [];
+  if (raw.expect !== undefined) {
+    if (!Array.isArray(raw.expect) || raw.expect.some((e) => typeof e !== "string")) {
+      throw new InputError("expect", "must be a list of strings");
+    }
+    expect = raw.expect as string[];
+  }
+  const description = raw.description === undefined ? "" : readString(raw, "description", "description", true);
+  return { name, description, seed, durationUs, sampleEveryUs, profile, latency, brokers, topics, groups, expect, input };
+}
+
+function uniqueNames(items: { name: string }[], path: string): void {
+  const seen = new Set<string>();
+  items.forEach((it, i) => {
+    if (seen.has(it.name)) throw new InputError(`${path}.${i}.name`, `"${it.name}" is used twice`);
+    seen.add(it.name);
+  });
+}
+
+function normalizeBroker(raw: unknown, index: number): BrokerModel {
+  const path = `brokers.${index}`;
+  if (!isRecord(raw)) throw new InputError(path, "must be an object");
+  checkKeys(raw, ["name", "hotBytes", "config"], path);
+  const name = readString(raw, "name", `${path}.name`);
+  if (!NAME_RE.test(name)) throw new InputError(`${path}.name`, `"${name}" must be 1–127 characters of A–Z a–z 0–9 _ . -`);
+  const hotBytes = raw.hotBytes === undefined ? SCENARIO_DEFAULTS.hotBytes : parseBytes(raw.hotBytes, `${path}.hotBytes`);
+  const config: BrokerConfig = { ...BROKER_CONFIG_DEFAULTS };
+  if (raw.config !== undefined) {
+    if (!isRecord(raw.config)) throw new InputError(`${path}.config`, "must be an object");
+    checkKeys(raw.config, Object.keys(BROKER_CONFIG_DEFAULTS), `${path}.config`);
+    for (const [k, v] of Object.entries(raw.config)) {
+      const key = k as keyof BrokerConfig;
+      const def = BROKER_CONFIG_DEFAULTS[key];
+      const p = `${path}.config.${k}`;
+      if (typeof def === "boolean") {
+        if (typeof v !== "boolean") throw new InputError(p, `must be true or false, got ${JSON.stringify(v)}`);
+        (config as unknown as Record<string, unknown>)[k] = v;
+      } else if (typeof def === "string") {
+        if (typeof v !== "string") throw new InputError(p, "must be a string");
+        (config as unknown as Record<string, unknown>)[k] = v;
+      } else {
+        (config as unknown as Record<string, unknown>)[k] = readInt(raw.config, k, p, key === "retryQueueNums" ? 0 : 1, 2 ** 31 - 1);
+      }
+    }
+  }
+  const levels = config.messageDelayLevel.trim().split(/\s+/);
+  const delayLevelsUs = [0];
+  levels.forEach((l, i) => {
+    const m = /^(\d+)([smhd])$/.exec(l);
+    if (!m) throw new InputError(`${path}.config.messageDelayLevel`, `level ${i + 1} "${l}" must look like 1s, 5m, 2h or 1d`);
+    const unit = { s: 1e6, m: 60e6, h: 3600e6, d: 86400e6 }[m[2] as "s" | "m" | "h" | "d"];
+    delayLevelsUs.push(Number(m[1]) * unit);
+  });
+  return { index, name, hotBytes, config, delayLevelsUs };
+}
+
+function normalizeTopic(raw: unknown, index: number, brokers: BrokerModel[]): TopicModel {
+  const path = `topics.${index}`;
+  if (!isRecord(raw)) throw new InputError(path, "must be an object");
+  checkKeys(raw, ["name", "brokers", "queuesPerBroker", "retention", "produce"], path);
+  const name = readString(raw, "name", `${path}.name`);
+  if (!NAME_RE.test(name) || name.startsWith("%")) {
+    throw new InputError(`${path}.name`, `"${name}" must be 1–127 characters of A–Z a–z 0–9 _ . - (and not start with %)`);
+  }
+  if (!Array.isArray(raw.brokers) || raw.brokers.length === 0) {
+    throw new InputError(`${path}.brokers`, "must list at least one broker name");
+  }
+  const brokerIdx = raw.brokers.map((b, i) => {
+    const found = brokers.find((x) => x.name === b);
+    if (!found) {
+      throw new InputError(`${path}.brokers.${i}`, `unknown broker ${JSON.stringify(b)}; brokers are: ${brokers.map((x) => x.name).join(", ")}`);
+    }
+    return found.index;
+  });
+  if (new Set(brokerIdx).size !== brokerIdx.length) throw new InputError(`${path}.brokers`, "lists a broker twice");
+  const queuesPerBroker = raw.queuesPerBroker === undefined ? SCENARIO_DEFAULTS.queuesPerBroker : readInt(raw, "queuesPerBroker", `${path}.queuesPerBroker`, 1, 1024);
+  const retentionUs = parseDurationUs(raw.retention ?? SCENARIO_DEFAULTS.retention, `${path}.retention`);
+  if (retentionUs <= 0) throw new InputError(`${path}.retention`, "must be greater than 0");
+  let produce: ProduceModel | null = null;
+  let tags: string[] = [];
+  if (raw.produce !== undefined) {
+    const r = normalizeProduce(raw.produce, `${path}.produce`, brokerIdx.length * queuesPerBroker);
+    produce = r.produce;
+    tags = r.tags;
+  }
+  return { index, name, brokers: brokerIdx, queuesPerBroker, retentionUs, produce, tags };
+}
+
+function normalizeProduce(raw: unknown, path: string, queueCount: number): { produce: ProduceModel; tags: string[] } {
+  if (!isRecord(raw)) throw new InputError(path, "must be an object");
+  checkKeys(raw, ["rate", "arrival", "bodyBytes", "tags", "queueSelect", "rateChanges", "backlog"], path);
+  const rate = readNumber(raw, "rate", `${path}.rate`, 0, 10_000_000);
+  const arrival = raw.arrival === undefined ? SCENARIO_DEFAULTS.arrival : readEnum(raw, "arrival", `${path}.arrival`, ["poisson", "uniform"]);
+  const bodyBytes = compileDist(raw.bodyBytes ?? SCENARIO_DEFAULTS.bodyBytes, "bytes", `${path}.bodyBytes`);
+  const tags: string[] = [];
+  const tagWeights: number[] = [];
+  if (raw.tags !== undefined) {
+    if (!isRecord(raw.tags) || Object.keys(raw.tags).length === 0) {
+      throw new InputError(`${path}.tags`, 'must be an object of tag → weight, e.g. { "TagA": 3, "TagB": 1 }');
+    }
+    for (const [tag, w] of Object.entries(raw.tags)) {
+      if (!/^[^|\s*]+$/.test(tag)) throw new InputError(`${path}.tags`, `tag "${tag}" may not contain spaces, "|" or "*"`);
+      tags.push(tag);
+      tagWeights.push(readNumber(raw.tags, tag, `${path}.tags.${tag}`, 0, 1e9));
+    }
+    if (tagWeights.every((w) => w === 0)) throw new InputError(`${path}.tags`, "at least one weight must be above 0");
+  }
+  let queueSelect: ProduceModel["queueSelect"] = SCENARIO_DEFAULTS.queueSelect as ProduceModel["queueSelect"];
+  if (raw.queueSelect !== undefined) {
+    if (isRecord(raw.queueSelect)) {
+      checkKeys(raw.queueSelect, ["weights"], `${path}.queueSelect`);
+      const w = raw.queueSelect.weights;
+      if (!Array.isArray(w) || w.length !== queueCount || w.some((x) => typeof x !== "number" || !(x >= 0))) {
+        throw new InputError(`${path}.queueSelect.weights`, `must be ${queueCount} non-negative numbers, one per queue`);
+      }
+      if (w.every((x) => x === 0)) throw new InputError(`${path}.queueSelect.weights`, "at least one weight must be above 0");
+      queueSelect = { weights: w as number[] };
+    } else {
+      queueSelect = readEnum<"roundRobin" | "random">(raw, "queueSelect", `${path}.queueSelect`, ["roundRobin", "random"]);
+    }
+  }
+  const rateChanges: ProduceModel["rateChanges"] = [];
+  if (raw.rateChanges !== undefined) {
+    if (!Array.isArray(raw.rateChanges)) throw new InputError(`${path}.rateChanges`, "must be a list of { at, rate }");
+    raw.rateChanges.forEach((c, i) => {
+      const p = `${path}.rateChanges.${i}`;
+      if (!isRecord(c)) throw new InputError(p, "must be an object { at, rate }");
+      checkKeys(c, ["at", "rate"], p);
+      const atUs = parseDurationUs(c.at, `${p}.at`);
+      const prev = rateChanges[rateChanges.length - 1];
+      if (prev && atUs <= prev.atUs) throw new InputError(`${p}.at`, "must be later than the previous rate change");
+      rateChanges.push({ atUs, rate: readNumber(c, "rate", `${p}.rate`, 0, 10_000_000) });
+    });
+  }
+  const backlog = raw.backlog === undefined ? 0 : readInt(raw, "backlog", `${path}.backlog`, 0, 100_000_000);
+  return { produce: { rate, arrival, bodyBytes, tagWeights, queueSelect, rateChanges, backlog }, tags };
+}
+
+function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): GroupModel {
+  const path = `groups.${index}`;
+  if (!isRecord(raw)) throw new InputError(path, "must be an object");
+  checkKeys(raw, ["name", "instances", "subscribe", "consumeFromWhere", "consumeTimestampBefore", "config", "listener", "startAt"], path);
+  const name = readString(raw, "name", `${path}.name`);
+  if (!NAME_RE.test(name) || name === "DEFAULT_CONSUMER") {
+    throw new InputError(`${path}.name`, `"${name}" must be 1–127 characters of A–Z a–z 0–9 _ . - and not DEFAULT_CONSUMER`);
+  }
+  const instances = raw.instances === undefined ? SCENARIO_DEFAULTS.instances : readInt(raw, "instances", `${path}.instances`, 1, 10_000);
+  if (!isRecord(raw.subscribe) || Object.keys(raw.subscribe).length === 0) {
+    throw new InputError(`${path}.subscribe`, 'must map at least one topic to an expression, e.g. { "TopicTest": "*" }');
+  }
+  const subscriptions: SubscriptionModel[] = [];
+  for (const [topicName, expr] of Object.entries(raw.subscribe)) {
+    const p = `${path}.subscribe.${topicName}`;
+    const topic = topics.find((t) => t.name === topicName);
+    if (!topic) throw new InputError(p, `unknown topic "${topicName}"; topics are: ${topics.map((t) => t.name).join(", ")}`);
+    if (typeof expr !== "string" || expr.trim() === "") throw new InputError(p, 'must be "*" or tags joined by "||"');
+    subscriptions.push({ topic: topic.index, expression: expr, tagSet: parseTagExpression(expr, topic, p) });
+  }
+  const consumeFromWhere: ConsumeFromWhere = raw.consumeFromWhere === undefined
+    ? SCENARIO_DEFAULTS.consumeFromWhere
+    : readEnum(raw, "consumeFromWhere", `${path}.consumeFromWhere`, CONSUME_FROM);
+  const consumeTimestampBeforeUs = raw.consumeTimestampBefore === undefined
+    ? SCENARIO_DEFAULTS.consumeTimestampBackMs * 1000
+    : parseDurationUs(raw.consumeTimestampBefore, `${path}.consumeTimestampBefore`);
+  const config: ConsumerConfig = { ...CONSUMER_CONFIG_DEFAULTS };
+  if (raw.config !== undefined) {
+    if (!isRecord(raw.config)) throw new InputError(`${path}.config`, "must be an object");
+    checkKeys(raw.config, Object.keys(CONSUMER_CONFIG_DEFAULTS), `${path}.config`);
+    for (const k of Object.keys(raw.config)) {
+      const key = k as keyof ConsumerConfig;
+      const range = CONSUMER_CONFIG_RANGES[key];
+      const p = `${path}.config.${k}`;
+      if (range === "boolean") {
+        if (typeof raw.config[k] !== "boolean") throw new InputError(p, `must be true or false, got ${JSON.stringify(raw.config[k])}`);
+        (config as unknown as Record<string, unknown>)[k] = raw.config[k];
+      } else {
+        const v = readInt(raw.config, k, p, range[0], range[1]);
+        if (range[0] === -1 && v === 0) throw new InputError(p, `must be -1 (off) or in [1, ${range[1]}], got 0`);
+        (config as unknown as Record<string, unknown>)[k] = v;
+      }
+    }
+    // DefaultMQPushConsumerImpl#checkConfig (spec §15.5).
+    if (config.consumeThreadMin > config.consumeThreadMax) {
+      throw new InputError(`${path}.config.consumeThreadMin`, `consumeThreadMin (${config.consumeThreadMin}) is larger than consumeThreadMax (${config.consumeThreadMax})`);
+    }
+  }
+  const listener = raw.listener ?? {};
+  if (!isRecord(listener)) throw new InputError(`${path}.listener`, "must be an object");
+  checkKeys(listener, ["consumeTime", "failureProbability", "poisonFraction", "hangFraction"], `${path}.listener`);
+  const consumeTime = compileDist(listener.consumeTime ?? SCENARIO_DEFAULTS.consumeTime, "duration", `${path}.listener.consumeTime`);
+  const prob = (k: string) => (listener[k] === undefined ? 0 : readNumber(listener, k, `${path}.listener.${k}`, 0, 1));
+  const startAtUs = raw.startAt === undefined ? 0 : parseDurationUs(raw.startAt, `${path}.startAt`);
+  return {
+    index, name, instances, subscriptions, consumeFromWhere, consumeTimestampBeforeUs, config, consumeTime,
+    failureProbability: prob("failureProbability"), poisonFraction: prob("poisonFraction"), hangFraction: prob("hangFraction"),
+    startAtUs,
+  };
+}
+
+/** "*" → null (all); "TagA || TagB" → their indexes. Unknown tags are allowed (they match nothing). */
+function parseTagExpression(expr: string, topic: TopicModel, path: string): Set<number> | null {
+  const trimmed = expr.trim();
+  if (trimmed === "*") return null;
+  const set = new Set<number>();
+  for (const part of trimmed.split("||")) {
+    const tag = part.trim();
+    if (tag === "" || /\s|\*/.test(tag)) throw new InputError(path, `"${expr}" must be "*" or tags joined by "||"`);
+    const idx = topic.tags.indexOf(tag);
+    // An unknown tag is legal in RocketMQ (it simply matches nothing); map it to an index no message has.
+    set.add(idx >= 0 ? idx : -2 - set.size);
+  }
+  return set;
+}
