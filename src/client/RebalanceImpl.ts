@@ -167,6 +167,8 @@ export class RebalanceImpl {
   private topicDone(topic: number): void {
     if (this.changed) {
       this.changes++;
+      const w = this.world;
+      w.markers.push({ tUs: w.sched.nowUs, kind: "rebalance", label: `${this.consumer.clientId} ${w.topicName(topic)}: ${this.queuesOfTopic(topic).length} queues` });
       this.messageQueueChanged(topic);
     }
     // balanced = (allocated set == working set of non-dropped queues of this topic)

@@ -22,6 +22,12 @@ import { defineTraceTypes, type Kinds, type TraceTypes } from "./kinds.ts";
 
 const FATE_CONSUMED_MASK = FATE_COUNT_MASK;
 
+export interface Marker {
+  tUs: number;
+  kind: "rebalance" | "fault";
+  label: string;
+}
+
 interface TopicEntry {
   name: string;
   /** Global queue indexes in MessageQueue order (brokerName, queueId). */
@@ -58,6 +64,8 @@ export class World {
   private readonly notifiedUpTo: Float64Array;
   private readonly arrivalArmed: boolean[] = [];
   private producedUntilUs = -1;
+  /** Moments worth marking on charts: assignment changes now, faults later. */
+  readonly markers: Marker[] = [];
   /** Side table for the fate of messages in the retry chain whose original chunk was freed. */
   readonly retryFates = new Map<number, number>();
 

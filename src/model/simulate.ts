@@ -7,7 +7,7 @@ import { SCENARIO_DEFAULTS } from "../scenario/defaults.ts";
 import { accountMessages } from "./accounting.ts";
 import { Sampler, type TimeSeries } from "./Sampler.ts";
 import { buildSummary, type Summary } from "./summary.ts";
-import { World } from "./World.ts";
+import { World, type Marker } from "./World.ts";
 
 export interface SimulateOptions {
   /** Override the scenario's seed. */
@@ -29,6 +29,8 @@ export interface RunResult {
   series: TimeSeries;
   traceHash: string;
   trace: TraceRecord[];
+  /** Rebalance (and later fault) moments, in time order. */
+  markers: Marker[];
   model: Model;
   /** The world after the run, for tests that inspect it. */
   world: World;
@@ -73,7 +75,7 @@ export function simulate(scenario: unknown, options: SimulateOptions = {}): RunR
   world.advanceProducers(world.sched.nowUs);
   const accounts = accountMessages(world);
   const summary = buildSummary(world, sampler, accounts, complete, stopReason);
-  return { summary, series: sampler.series, traceHash: world.trace.hash(), trace: world.trace.captured, model, world };
+  return { summary, series: sampler.series, traceHash: world.trace.hash(), trace: world.trace.captured, markers: world.markers, model, world };
 }
 
 function isModel(x: unknown): x is Model {
