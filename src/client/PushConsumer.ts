@@ -115,8 +115,12 @@ export class PushConsumer {
 
   // ---------------------------------------------------------------- PullMessageService (§1)
 
+  /**
+   * The PullMessageService thread takes the request at once: pullMessage is cheap and non-blocking
+   * (§1), so it runs inline at the same virtual instant instead of through a zero-delay event.
+   */
   executePullRequestImmediately(pr: PullRequest): void {
-    this.world.sched.scheduleIn(0, this.world.kinds.pullDispatch, pr.id);
+    this.pullMessage(pr);
   }
 
   executePullRequestLater(pr: PullRequest, delayMs: number, reason: number): void {

@@ -33,8 +33,9 @@ export class Metrics {
   /** Whole-run latency histograms, µs. */
   readonly consumeWait = new Histogram();
   readonly consumeTime = new Histogram();
+  /** End-to-end latency of samples already taken; add `endToEndInterval` for the whole run. */
   readonly endToEnd = new Histogram();
-  /** End-to-end latency of the current sample interval only (reset at each sample). */
+  /** End-to-end latency of the current sample interval (merged into endToEnd at each sample). */
   readonly endToEndInterval = new Histogram();
 
   constructor(groups: number) {

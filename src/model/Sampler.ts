@@ -112,6 +112,7 @@ export class Sampler {
     const e2e = m.endToEndInterval;
     push(cols.endToEndP50Ms, e2e.count > 0 ? e2e.quantile(0.5) / 1000 : 0);
     push(cols.endToEndP99Ms, e2e.count > 0 ? e2e.quantile(0.99) / 1000 : 0);
+    m.endToEnd.merge(e2e);
     e2e.reset();
     for (const k of Object.keys(g) as (keyof Gauges)[]) {
       push(cols[k], g[k]);

@@ -417,7 +417,6 @@ export class World {
     const next = (fate & ~(FATE_CONSUMED_MASK | FATE_LOST | FATE_DLQ)) | Math.min(FATE_CONSUMED_MASK, count + 1);
     this.writeFate(group, key, next);
     const e2e = Math.max(0, this.sched.nowUs - store.originBornUs(offset));
-    this.metrics.endToEnd.record(e2e);
     this.metrics.endToEndInterval.record(e2e);
   }
 

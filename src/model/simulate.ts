@@ -4,6 +4,7 @@ import { normalizeScenario } from "../scenario/normalize.ts";
 import type { Model } from "../scenario/types.ts";
 import type { TraceFilter, TraceRecord } from "../sim/Trace.ts";
 import { SCENARIO_DEFAULTS } from "../scenario/defaults.ts";
+import { checkInvariants } from "../checks/invariants.ts";
 import { accountMessages } from "./accounting.ts";
 import { Sampler, type TimeSeries } from "./Sampler.ts";
 import { buildSummary, type Summary } from "./summary.ts";
@@ -73,6 +74,9 @@ export function simulate(scenario: unknown, options: SimulateOptions = {}): RunR
     }
   }
   world.advanceProducers(world.sched.nowUs);
+  world.metrics.endToEnd.merge(world.metrics.endToEndInterval);
+  world.metrics.endToEndInterval.reset();
+  checkInvariants(world);
   const accounts = accountMessages(world);
   const summary = buildSummary(world, sampler, accounts, complete, stopReason);
   return { summary, series: sampler.series, traceHash: world.trace.hash(), trace: world.trace.captured, markers: world.markers, model, world };
