@@ -193,7 +193,10 @@ export class World {
       const topicQueues = this.topics[t.index]!.queues;
       const sink = { appendProduced: (q: number, bornUs: number, body: number, tag: number) => this.appendProduced(topicQueues[q]!, bornUs, body, tag) };
       const p = new Producer(t.produce, topicQueues.length, sink, this.streams.get(`topic/${t.name}/arrival`), this.streams.get(`topic/${t.name}/attributes`), 0);
-      p.seedBacklog(t.produce.backlog, 0, 3600e6);
+      // The backlog is born as if the producer had run ahead at its initial rate (an hour if that is 0).
+      const backlogTotal = t.produce.backlog * topicQueues.length;
+      const spanUs = t.produce.rate > 0 ? Math.round((backlogTotal / t.produce.rate) * 1e6) : 3600e6;
+      p.seedBacklog(t.produce.backlog, 0, spanUs);
       this.producers.push(p);
     }
     // Retry/DLQ topics have no producers.

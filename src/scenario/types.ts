@@ -48,7 +48,8 @@ export interface ProduceInput {
   tags?: Record<string, number>;
   queueSelect?: QueueSelect;
   rateChanges?: { at: string | number; rate: number }[];
-  /** Messages already in every queue when the run starts (a backlog), spread over the hour before. */
+  /** Messages already in every queue when the run starts (a backlog), born evenly over the time the
+   * producer would have needed for them at its initial rate (the hour before start if the rate is 0). */
   backlog?: number;
 }
 
