@@ -5,6 +5,7 @@ import type { Model } from "../scenario/types.ts";
 import type { TraceFilter, TraceRecord } from "../sim/Trace.ts";
 import { SCENARIO_DEFAULTS } from "../scenario/defaults.ts";
 import { checkInvariants } from "../checks/invariants.ts";
+import { evaluateExpectation } from "../checks/expect.ts";
 import { accountMessages } from "./accounting.ts";
 import { Sampler, type TimeSeries } from "./Sampler.ts";
 import { buildSummary, type Summary } from "./summary.ts";
@@ -79,6 +80,7 @@ export function simulate(scenario: unknown, options: SimulateOptions = {}): RunR
   checkInvariants(world);
   const accounts = accountMessages(world);
   const summary = buildSummary(world, sampler, accounts, complete, stopReason);
+  summary.expectations = model.expectations.map((e) => evaluateExpectation(e, { summary, series: sampler.series }));
   return { summary, series: sampler.series, traceHash: world.trace.hash(), trace: world.trace.captured, markers: world.markers, model, world };
 }
 

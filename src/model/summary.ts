@@ -186,3 +186,21 @@ export function buildSummary(w: World, sampler: Sampler, accounts: GroupAccount[
     expectations: [],
   };
 }
+
+const ZERO_LATENCY: LatencySummary = { count: 0, meanMs: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0, maxMs: 0 };
+
+/** A summary with every scalar present and zero: the shape expectations are validated against. */
+export function emptySummary(): Summary {
+  return {
+    scenario: "", seed: 0, profile: "", complete: true, stopReason: "", simulatedMs: 0, events: 0, traceHash: "", traceRecords: 0,
+    messages: { produced: 0, filtered: 0, consumed: 0, duplicates: 0, sentBack: 0, dlq: 0, lost: 0, inFlight: 0, cached: 0, retrying: 0, unpulled: 0 },
+    groups: [],
+    lag: { committed: { final: 0, max: 0 }, unpulled: { final: 0, max: 0 } },
+    cache: { countPerQueueMax: 0, bytesPerQueueMax: 0, countPerConsumerMax: 0, bytesPerConsumerMax: 0 },
+    flowControl: { count: 0, size: 0, span: 0, paused: 0, total: 0 },
+    pulls: { found: 0, noNewMsg: 0, noMatchedMsg: 0, offsetIllegal: 0, exception: 0, total: 0 },
+    throughput: { consumedPerSec: { mean: 0, max: 0 }, producedPerSec: { mean: 0, max: 0 } },
+    latency: { consumeWait: ZERO_LATENCY, consume: ZERO_LATENCY, endToEnd: ZERO_LATENCY },
+    rebalances: 0, rebalanceChanges: 0, perQueue: [], perConsumer: [], assignment: {}, expectations: [],
+  };
+}

@@ -20,7 +20,9 @@ import type {
   SubscriptionModel,
   TopicModel,
 } from "./types.ts";
-import { checkKeys, isRecord, readEnum, readInt, readNumber, readString } from "./read.ts";
+import { ExpectError, numericPaths, parseExpectation, type ExpectNames } from "../checks/expect.ts";
+import { emptySummary } from "../model/summary.ts";
+import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "./read.ts";
 
 const TOP_KEYS = [
   "$schema", "name", "description", "seed", "duration", "sampleEvery", "profile", "brokers", "network",
@@ -28,6 +30,8 @@ const TOP_KEYS = [
 ];
 const CONSUME_FROM = ["CONSUME_FROM_LAST_OFFSET", "CONSUME_FROM_FIRST_OFFSET", "CONSUME_FROM_TIMESTAMP"] as const;
 const NAME_RE = /^[A-Za-z0-9_.-]{1,127}$/;
+/** Consumer fields where −1 means "off" and 0 is invalid (spec §10.4, §15.5). Not maxReconsumeTimes: 0 is a real setting there. */
+const OFF_BY_MINUS_ONE: ReadonlySet<keyof ConsumerConfig> = new Set(["pullThresholdForTopic", "pullThresholdSizeForTopic"]);
 
 export function normalizeScenario(raw: unknown): Model {
   if (!isRecord(raw)) throw new InputError("(scenario)", "must be a JSON object");
@@ -76,8 +80,17 @@ export function normalizeScenario(raw: unknown): Model {
     }
     expect = raw.expect as string[];
   }
+  const names = expectNames();
+  const expectations = expect.map((e, i) => {
+    try {
+      return parseExpectation(e, names);
+    } catch (err) {
+      if (err instanceof ExpectError) throw new InputError(`expect.${i}`, err.message);
+      throw err;
+    }
+  });
   const description = raw.description === undefined ? "" : readString(raw, "description", "description", true);
-  return { name, description, seed, durationUs, sampleEveryUs, profile, latency, brokers, topics, groups, expect, input };
+  return { name, description, seed, durationUs, sampleEveryUs, profile, latency, brokers, topics, groups, expect, expectations, input };
 }
 
 function uniqueNames(items: { name: string }[], path: string): void {
@@ -244,10 +257,15 @@ function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): Grou
       if (range === "boolean") {
         if (typeof raw.config[k] !== "boolean") throw new InputError(p, `must be true or false, got ${JSON.stringify(raw.config[k])}`);
         (config as unknown as Record<string, unknown>)[k] = raw.config[k];
-      } else {
-        const v = readInt(raw.config, k, p, range[0], range[1]);
-        if (range[0] === -1 && v === 0) throw new InputError(p, `must be -1 (off) or in [1, ${range[1]}], got 0`);
+      } else if (OFF_BY_MINUS_ONE.has(key)) {
+        // checkConfig (§15.5): −1 switches the topic threshold off, anything else must lie in [1, max].
+        const v = raw.config[k];
+        if (v !== -1 && !(typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= range[1])) {
+          throw new InputError(p, `${show(v)} is out of range [1, ${range[1]}]; use -1 to switch it off`);
+        }
         (config as unknown as Record<string, unknown>)[k] = v;
+      } else {
+        (config as unknown as Record<string, unknown>)[k] = readInt(raw.config, k, p, range[0], range[1]);
       }
     }
     // DefaultMQPushConsumerImpl#checkConfig (spec §15.5).
@@ -275,10 +293,18 @@ function parseTagExpression(expr: string, topic: TopicModel, path: string): Set<
   const set = new Set<number>();
   for (const part of trimmed.split("||")) {
     const tag = part.trim();
-    if (tag === "" || /\s|\*/.test(tag)) throw new InputError(path, `"${expr}" must be "*" or tags joined by "||"`);
+    // A lone "|" can never match: tag names may not contain it, so "TagA|TagB" is a typo for "||".
+    if (tag === "" || /\s|\*|\|/.test(tag)) throw new InputError(path, `"${expr}" must be "*" or tags joined by "||"`);
     const idx = topic.tags.indexOf(tag);
     // An unknown tag is legal in RocketMQ (it simply matches nothing); map it to an index no message has.
     set.add(idx >= 0 ? idx : -2 - set.size);
   }
   return set;
+}
+
+let namesCache: ExpectNames | null = null;
+/** Names an expectation may refer to: every numeric figure of the summary. */
+export function expectNames(): ExpectNames {
+  namesCache ??= { summaryPaths: numericPaths(emptySummary()) };
+  return namesCache;
 }

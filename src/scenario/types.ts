@@ -1,6 +1,7 @@
 // Scenario files: what users write (…Input) and the normalised model the simulator runs on.
 // Durations and sizes in inputs use the kernel's units ("50ms", "1KiB", numbers = ms / bytes);
 // the normalised model holds integers in µs and bytes.
+import type { Expectation } from "../checks/expect.ts";
 import type { Dist } from "../sim/distributions.ts";
 import type { BrokerConfig, ConsumerConfig } from "./defaults.ts";
 
@@ -92,6 +93,8 @@ export interface Model {
   topics: TopicModel[];
   groups: GroupModel[];
   expect: string[];
+  /** `expect`, parsed. */
+  expectations: Expectation[];
   /** The input, as validated, for reports. */
   input: ScenarioInput;
 }
