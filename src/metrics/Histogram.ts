@@ -116,6 +116,11 @@ export class Histogram {
 /** Bucket index of a non-negative safe integer. */
 export function bucketOf(value: number): number {
   if (value < LINEAR_LIMIT) return value;
+  if (value < 2147483648) {
+    // Common case, 32-bit arithmetic only.
+    const shift = 31 - Math.clz32(value) - SUB_BITS;
+    return shift * SUB_COUNT + (value >>> shift);
+  }
   const high = Math.floor(value / TWO_POW_32);
   const topBit = high === 0 ? 31 - Math.clz32(value) : 63 - Math.clz32(high);
   const shift = topBit - SUB_BITS;

@@ -381,25 +381,19 @@ export class World {
 
   // ---------------------------------------------------------------- message fates
 
-  /** Where the fate of an original message lives: [store, slot, offset], or null if only in the side table. */
-  private fateOf(group: number, originKey: number): { store: QueueStore; slot: number; offset: number } | null {
+  /** Fate bits of an original message for a group: its store column, or the side table once freed. */
+  private readFate(group: number, originKey: number): number {
     const store = this.queues[keyQueue(originKey)]!;
     const offset = keyOffset(originKey);
-    const modelTopic = this.topics[store.topicIndex]!.modelTopic;
-    const slot = this.fateSlot[group]![modelTopic]!;
-    if (offset < store.physicalMin) return null;
-    return { store, slot, offset };
-  }
-
-  private readFate(group: number, originKey: number): number {
-    const f = this.fateOf(group, originKey);
-    return f === null ? this.retryFates.get(group * 2 ** 40 + originKey) ?? FATE_RETRYING : f.store.fate(f.slot, f.offset);
+    if (offset < store.physicalMin) return this.retryFates.get(group * 2 ** 40 + originKey) ?? FATE_RETRYING;
+    return store.fate(this.fateSlot[group]![this.topics[store.topicIndex]!.modelTopic]!, offset);
   }
 
   private writeFate(group: number, originKey: number, value: number): void {
-    const f = this.fateOf(group, originKey);
-    if (f === null) this.retryFates.set(group * 2 ** 40 + originKey, value);
-    else f.store.setFate(f.slot, f.offset, value);
+    const store = this.queues[keyQueue(originKey)]!;
+    const offset = keyOffset(originKey);
+    if (offset < store.physicalMin) this.retryFates.set(group * 2 ** 40 + originKey, value);
+    else store.setFate(this.fateSlot[group]![this.topics[store.topicIndex]!.modelTopic]!, offset, value);
   }
 
   /** A listener call returned CONSUME_SUCCESS for the message at (mq, offset). */
