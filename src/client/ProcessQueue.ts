@@ -161,7 +161,10 @@ export class ProcessQueue {
   commit(): number {
     const n = this.consumingOffsets.length;
     if (n === 0) throw new Error("ProcessQueue.commit: nothing taken (RocketMQ would throw on lastKey of an empty map)");
-    const offset = this.consumingOffsets[n - 1]!;
+    // lastKey of the sorted consuming map: the largest taken offset. Not simply the last one pushed,
+    // because makeMessageToConsumeAgain can return a middle message that is then taken again last.
+    let offset = this.consumingOffsets[0]!;
+    for (const o of this.consumingOffsets) if (o > offset) offset = o;
     this.msgCount -= n;
     if (this.msgCount === 0) this.msgSize = 0;
     else for (const s of this.consumingSizes) this.msgSize -= s;
