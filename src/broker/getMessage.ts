@@ -106,9 +106,11 @@ export function getMessage(
   let count = 0;
   let bytes = 0;
   const cap = Math.min(maxMsgNums, out.offsets.length);
+  // The byte caps count whole stored messages (the consume-queue unit's size), not just bodies.
+  const overhead = store.topic.length + BROKER_CONSTANTS.STORE_OVERHEAD_BYTES;
   let u = offset;
   for (; u < max && u - offset < scanUnits; u++) {
-    const size = store.bodyBytes(u);
+    const size = store.bodyBytes(u) + overhead;
     const hot = ctx.commitLogTail - store.clPos(u) <= ctx.hotBytes;
     if (isBatchFull(count, bytes, size, hot, cap, cfg, legacy)) break;
     if (tagSet !== null && !tagSet.has(store.tag(u))) continue;
