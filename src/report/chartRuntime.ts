@@ -1,0 +1,197 @@
+// chart spec + view → chart.js configuration, written once as plain browser JavaScript: report.html
+// inlines this source, and the PNG renderer evaluates the very same text, so a PNG and the interactive
+// chart cannot drift apart. Keep it ES2017 with no imports; it runs in a classic <script>.
+import type { ChartConfiguration } from "chart.js";
+import type { ChartData, ChartSpec } from "./chartSpecs.ts";
+
+export interface ChartView {
+  /** Visible time range, seconds of virtual time (inclusive). */
+  fromSec: number;
+  toSec: number;
+  /** Per-queue selector: show only this queue's cached series; null shows every queue. */
+  queue: string | null;
+  /** true in the browser: responsive, tooltips, hover; false for PNG (fixed size, no events). */
+  interactive: boolean;
+  fontFamily: string;
+  /** Queue series named in the legend before the rest are summarised as "… N more queues". */
+  legendQueuesMax: number;
+}
+
+export const CHART_RUNTIME_JS = String.raw`
+var RMQ_MARKER_STYLE = {
+  rebalance: { color: "#8a8a8a", width: 1, dash: [4, 4] },
+  fault: { color: "#d62728", width: 2, dash: [] }
+};
+
+function rmqSliceRange(tSec, fromSec, toSec) {
+  var i0 = 0;
+  while (i0 < tSec.length && tSec[i0] < fromSec) i0++;
+  var i1 = tSec.length;
+  while (i1 > i0 && tSec[i1 - 1] > toSec) i1--;
+  return [i0, i1];
+}
+
+function rmqMarkersPlugin(markers) {
+  return {
+    id: "rmqMarkers",
+    beforeDatasetsDraw: function (chart) {
+      var x = chart.scales.x, area = chart.chartArea, ctx = chart.ctx;
+      var visible = {};
+      chart.data.datasets.forEach(function (d, i) {
+        if (d.rmqMarkerKind) visible[d.rmqMarkerKind] = chart.isDatasetVisible(i);
+      });
+      var drawn = {};
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
+      ctx.clip();
+      // Faults last, so a red line is never hidden under a grey one.
+      ["rebalance", "fault"].forEach(function (kind) {
+        if (!visible[kind]) return;
+        var style = RMQ_MARKER_STYLE[kind];
+        ctx.strokeStyle = style.color;
+        ctx.fillStyle = style.color;
+        ctx.lineWidth = style.width;
+        ctx.setLineDash(style.dash);
+        var labelRight = -Infinity;
+        markers.forEach(function (m) {
+          if (m.kind !== kind || m.tSec < x.min || m.tSec > x.max) return;
+          var px = Math.round(x.getPixelForValue(m.tSec)) + 0.5;
+          // Many markers at one pixel (a rebalance storm) are one line.
+          if (drawn[kind + px]) return;
+          drawn[kind + px] = true;
+          ctx.beginPath();
+          ctx.moveTo(px, area.top);
+          ctx.lineTo(px, area.bottom);
+          ctx.stroke();
+          if (kind === "fault" && px > labelRight) {
+            var text = m.label.length > 28 ? m.label.slice(0, 27) + "…" : m.label;
+            ctx.font = "11px " + chart.options.plugins.title.font.family;
+            ctx.textBaseline = "top";
+            ctx.fillText(text, px + 3, area.top + 3);
+            labelRight = px + 6 + ctx.measureText(text).width;
+          }
+        });
+      });
+      ctx.restore();
+    }
+  };
+}
+
+var rmqBackgroundPlugin = {
+  id: "rmqBackground",
+  beforeDraw: function (chart) {
+    var ctx = chart.ctx;
+    ctx.save();
+    ctx.fillStyle = "#ffffff";
+    ctx.fillRect(0, 0, chart.width, chart.height);
+    ctx.restore();
+  }
+};
+
+// Log axes label only 1, 2 and 5 × 10^k; chart.js's default labels every minor tick and they collide.
+function rmqLogTick(value) {
+  var mantissa = value / Math.pow(10, Math.floor(Math.log10(value) + 1e-9));
+  var m = Math.round(mantissa * 1000) / 1000;
+  return m === 1 || m === 2 || m === 5 ? Number(value).toLocaleString("en-US") : "";
+}
+
+function rmqChartConfig(data, spec, view) {
+  var range = rmqSliceRange(data.tSec, view.fromSec, view.toSec);
+  var i0 = range[0], i1 = range[1];
+  var xMin = view.fromSec, xMax = Math.max(view.toSec, view.fromSec + 1e-3);
+  var datasets = [];
+  var queueCount = 0, queuesHidden = 0, afterLastQueue = 0;
+  spec.series.forEach(function (s) {
+    if (s.queue !== undefined && view.queue !== null && s.queue !== view.queue) return;
+    var points = [];
+    for (var i = i0; i < i1; i++) points.push({ x: data.tSec[i], y: s.values[i] });
+    var inLegend = true;
+    if (s.queue !== undefined) {
+      inLegend = queueCount < view.legendQueuesMax;
+      if (!inLegend) queuesHidden++;
+      queueCount++;
+      afterLastQueue = datasets.length + 1;
+    }
+    datasets.push({
+      rmqKey: s.key, rmqLegend: inLegend, label: s.label, data: points, yAxisID: s.axis,
+      borderColor: s.color, backgroundColor: s.color, borderWidth: s.width, borderDash: s.dash,
+      pointRadius: 0, pointHoverRadius: 3, pointHitRadius: 4, tension: 0, spanGaps: false
+    });
+  });
+  if (queuesHidden > 0) {
+    // A legend-only entry standing for the queues left out of the legend (their lines are drawn).
+    var hint = view.interactive ? "pick one with the queue selector" : "see report.html";
+    datasets.splice(afterLastQueue, 0, { rmqKey: "moreQueues", rmqLegend: true, label: "… " + queuesHidden + " more queues (" + hint + ")",
+      data: [], borderColor: "rgba(0,0,0,0)", backgroundColor: "rgba(0,0,0,0)", borderWidth: 0 });
+  }
+  spec.lines.forEach(function (l) {
+    datasets.push({
+      rmqKey: l.key, rmqLegend: true, label: l.label, yAxisID: l.axis,
+      data: [{ x: xMin, y: l.value }, { x: xMax, y: l.value }],
+      borderColor: l.color, backgroundColor: l.color, borderWidth: 1.5, borderDash: [8, 5],
+      pointRadius: 0, pointHoverRadius: 0, pointHitRadius: 0
+    });
+  });
+  ["rebalance", "fault"].forEach(function (kind) {
+    var n = data.markers.filter(function (m) { return m.kind === kind && m.tSec >= xMin && m.tSec <= xMax; }).length;
+    if (n === 0) return;
+    var style = RMQ_MARKER_STYLE[kind];
+    datasets.push({ rmqKey: "marker:" + kind, rmqMarkerKind: kind, rmqLegend: true, label: kind + " markers (" + n + ")",
+      // Legend-only: a thicker sample than the drawn marker, so the thin grey line is visible there.
+      data: [], borderColor: style.color, backgroundColor: style.color, borderWidth: 2.5, borderDash: style.dash });
+  });
+
+  var font = function (size, weight) { return { family: view.fontFamily, size: size, weight: weight || "normal" }; };
+  var scales = {
+    x: { type: "linear", min: xMin, max: xMax, title: { display: true, text: "virtual time (s)", font: font(13) },
+      ticks: { font: font(12), color: "#333" }, grid: { color: "#e6e6e6" } }
+  };
+  spec.axes.forEach(function (a) {
+    scales[a.id] = {
+      type: a.log ? "logarithmic" : "linear", position: a.id === "y" ? "left" : "right", beginAtZero: !a.log,
+      title: { display: true, text: a.title, font: font(13) },
+      ticks: { font: font(12), color: "#333" },
+      grid: { color: "#e6e6e6", drawOnChartArea: a.id === "y" }
+    };
+    // Only when logarithmic: an explicit undefined would replace chart.js's default formatter too.
+    if (a.log) scales[a.id].ticks.callback = rmqLogTick;
+  });
+  return {
+    type: "line",
+    data: { datasets: datasets },
+    plugins: [rmqBackgroundPlugin, rmqMarkersPlugin(data.markers)],
+    options: {
+      animation: false, responsive: view.interactive, maintainAspectRatio: false, devicePixelRatio: view.interactive ? undefined : 1,
+      locale: "en-US", parsing: false, normalized: true,
+      events: view.interactive ? ["mousemove", "mouseout", "click", "touchstart", "touchmove"] : [],
+      interaction: { mode: "index", intersect: false, axis: "x" },
+      layout: { padding: { left: 8, right: 12, top: 4, bottom: 4 } },
+      scales: scales,
+      plugins: {
+        title: { display: true, text: spec.title, font: font(18, "bold"), color: "#111", padding: { top: 6, bottom: 2 } },
+        subtitle: { display: true, text: data.subtitle, font: font(12), color: "#555", padding: { bottom: 6 } },
+        legend: { position: "bottom", labels: { font: font(12), color: "#222", usePointStyle: true, pointStyle: "line", boxWidth: 28,
+          filter: function (item, chartData) { return chartData.datasets[item.datasetIndex].rmqLegend !== false; } } },
+        tooltip: { enabled: view.interactive,
+          callbacks: { title: function (items) { return items.length > 0 ? "t = " + items[0].parsed.x + " s" : ""; } } },
+        decimation: { enabled: false }
+      }
+    }
+  };
+}
+`;
+
+type RuntimeConfig = ChartConfiguration<"line", { x: number; y: number | null }[]>;
+
+interface ChartRuntime {
+  rmqChartConfig(data: ChartData, spec: ChartSpec, view: ChartView): RuntimeConfig;
+}
+
+let runtime: ChartRuntime | undefined;
+
+/** The runtime's functions for use in Node (evaluated once; pure functions of their arguments). */
+export function chartRuntime(): ChartRuntime {
+  runtime ??= new Function(`${CHART_RUNTIME_JS}\nreturn { rmqChartConfig: rmqChartConfig };`)() as ChartRuntime;
+  return runtime;
+}

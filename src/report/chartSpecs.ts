@@ -1,0 +1,204 @@
+// What each chart shows, as plain JSON-able data. The PNG renderer and report.html both turn these
+// specs into chart.js configurations with the same runtime (chartRuntime.ts), so the two always agree.
+import type { RunResult } from "../model/simulate.ts";
+import type { SeriesColumn } from "../model/Sampler.ts";
+
+/** Longest series drawn; longer runs are bucketed (max per bucket) so PNG and HTML stay small. */
+export const CHART_POINTS_MAX = 2400;
+const MIB = 1024 * 1024;
+
+export interface ChartAxisSpec {
+  id: "y" | "y2";
+  title: string;
+  /** Logarithmic scale (values ≤ 0 are drawn as gaps). */
+  log: boolean;
+}
+
+export interface ChartSeriesSpec {
+  /** Stable identity across re-slicing (legend toggles are kept by key). */
+  key: string;
+  label: string;
+  axis: "y" | "y2";
+  color: string;
+  width: number;
+  dash: number[];
+  /** One value per chart point; null draws a gap. */
+  values: (number | null)[];
+  /** Set on per-queue series: the queue label the per-queue selector filters on. */
+  queue?: string;
+}
+
+/** A horizontal reference line (a threshold), drawn dashed across the whole x range. */
+export interface ChartLineSpec {
+  key: string;
+  label: string;
+  axis: "y" | "y2";
+  value: number;
+  color: string;
+}
+
+export interface ChartSpec {
+  /** Also the PNG file name without extension. */
+  id: string;
+  title: string;
+  axes: ChartAxisSpec[];
+  series: ChartSeriesSpec[];
+  lines: ChartLineSpec[];
+}
+
+export interface ChartMarker {
+  tSec: number;
+  kind: "rebalance" | "fault";
+  label: string;
+}
+
+export interface ChartData {
+  subtitle: string;
+  /** x of every chart point, seconds of virtual time. */
+  tSec: number[];
+  markers: ChartMarker[];
+  charts: ChartSpec[];
+}
+
+// Tableau 10 without its red (kept for faults) and grey (kept for rebalances).
+const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf"];
+
+/** Builds every chart's data from the run's time series and markers. */
+export function buildChartData(result: RunResult): ChartData {
+  const cols = result.series.columns;
+  const samples = cols.tSec.length;
+  const stride = Math.max(1, Math.ceil(samples / CHART_POINTS_MAX));
+  const thin = (values: readonly number[]) => bucketMax(values, stride);
+  const col = (c: SeriesColumn) => thin(cols[c]);
+  const tSec = bucketLast(cols.tSec, stride);
+  const sampleSec = result.model.sampleEveryUs / 1e6;
+  const note = stride > 1 ? ` · each point: max over ${stride} samples (${fmtSec(stride * sampleSec)})` : "";
+  const subtitle = `${result.summary.scenario} · seed ${result.summary.seed} · profile ${result.summary.profile}${note}`;
+  const threshold = result.model.groups[0]?.config.pullThresholdForQueue;
+
+  const charts: ChartSpec[] = [
+    {
+      id: "throughput",
+      title: "Throughput: produced vs consumed",
+      axes: [axis("y", "messages per second (msg/s)")],
+      series: [
+        line("produced", "produced (msg/s)", PALETTE[0]!, col("producedPerSec")),
+        line("consumed", "consumed (msg/s)", PALETTE[2]!, col("consumedPerSec")),
+      ],
+      lines: [],
+    },
+    {
+      id: "lag",
+      title: "Lag: committed, unpulled and cached",
+      axes: [axis("y", "lag (messages)"), axis("y2", "cached in ProcessQueues (messages)")],
+      series: [
+        line("lagCommitted", "lagCommitted: max offset − committed (msg)", PALETTE[3]!, col("lagCommitted")),
+        // Dashed: it often runs just under lagCommitted and would vanish beneath a solid line.
+        { ...line("lagUnpulled", "lagUnpulled: max offset − next pull (msg)", PALETTE[0]!, col("lagUnpulled")), dash: [6, 4] },
+        { ...line("cached", "cached in ProcessQueues (msg, right axis)", PALETTE[1]!, col("cached")), axis: "y2" },
+      ],
+      lines: [],
+    },
+    {
+      id: "cache",
+      title: "ProcessQueue cache per queue",
+      axes: [axis("y", "cached messages per queue"), axis("y2", "cached bytes, all queues (MiB)")],
+      series: [
+        ...result.series.perQueue.map((q, i) => ({
+          ...line(`queue:${q.label}`, q.label, queueColor(i), thin(q.cached)),
+          width: 1.5,
+          queue: q.label,
+        })),
+        {
+          ...line("cachedBytes", "cached bytes, all queues (MiB, right axis)", "#555555", col("cachedBytes").map((b) => round3(b / MIB))),
+          axis: "y2",
+          dash: [2, 3],
+        },
+      ],
+      lines: threshold === undefined ? [] : [
+        { key: "threshold", label: `pullThresholdForQueue = ${threshold}`, axis: "y", value: threshold, color: "#000000" },
+      ],
+    },
+    {
+      id: "flow-control",
+      title: "Flow control events by kind",
+      axes: [axis("y", "flow-control events per second (1/s)")],
+      series: [
+        line("count", "count (pullThresholdForQueue)", PALETTE[0]!, col("flowControlCountPerSec")),
+        line("size", "size (pullThresholdSizeForQueue)", PALETTE[1]!, col("flowControlSizePerSec")),
+        line("span", "span (consumeConcurrentlyMaxSpan)", PALETTE[3]!, col("flowControlSpanPerSec")),
+        line("paused", "paused", PALETTE[4]!, col("flowControlPausedPerSec")),
+      ],
+      lines: [],
+    },
+    {
+      id: "latency",
+      title: "End-to-end latency: born to consumed, per sample interval",
+      axes: [{ id: "y", title: "latency (ms, log scale)", log: true }],
+      series: [
+        // An interval with nothing consumed reports 0: a gap on a log axis, not a dive to −∞.
+        line("p50", "p50 (ms)", PALETTE[0]!, col("endToEndP50Ms").map(positiveOrNull)),
+        line("p99", "p99 (ms)", PALETTE[1]!, col("endToEndP99Ms").map(positiveOrNull)),
+      ],
+      lines: [],
+    },
+  ];
+  const markers = result.markers.map((m) => ({ tSec: m.tUs / 1e6, kind: m.kind, label: m.label }));
+  return { subtitle, tSec, markers, charts };
+}
+
+function axis(id: "y" | "y2", title: string): ChartAxisSpec {
+  return { id, title, log: false };
+}
+
+function line(key: string, label: string, color: string, values: (number | null)[]): ChartSeriesSpec {
+  return { key, label, axis: "y", color, width: 2, dash: [], values };
+}
+
+function positiveOrNull(v: number | null): number | null {
+  return v !== null && v > 0 ? v : null;
+}
+
+function round3(v: number): number {
+  return Math.round(v * 1000) / 1000;
+}
+
+function fmtSec(s: number): string {
+  return `${round3(s)} s`;
+}
+
+/** Max of each run of `stride` values (peaks survive thinning). */
+export function bucketMax(values: readonly number[], stride: number): number[] {
+  if (stride <= 1) return values.slice();
+  const out: number[] = [];
+  for (let i = 0; i < values.length; i += stride) {
+    let m = values[i]!;
+    for (let j = i + 1; j < Math.min(values.length, i + stride); j++) if (values[j]! > m) m = values[j]!;
+    out.push(m);
+  }
+  return out;
+}
+
+/** Last value of each run of `stride` values (the bucket's end time). */
+function bucketLast(values: readonly number[], stride: number): number[] {
+  if (stride <= 1) return values.slice();
+  const out: number[] = [];
+  for (let i = 0; i < values.length; i += stride) out.push(values[Math.min(values.length, i + stride) - 1]!);
+  return out;
+}
+
+/** The palette first, then golden-angle hues so any number of queues stay distinguishable. */
+export function queueColor(i: number): string {
+  if (i < PALETTE.length) return PALETTE[i]!;
+  return hslHex(((i - PALETTE.length) * 137.508 + 20) % 360, 0.6, 0.42);
+}
+
+function hslHex(h: number, s: number, l: number): string {
+  const a = s * Math.min(l, 1 - l);
+  const f = (n: number) => {
+    const k = (n + h / 30) % 12;
+    const c = l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+    return Math.round(c * 255).toString(16).padStart(2, "0");
+  };
+  return `#${f(0)}${f(8)}${f(4)}`;
+}

@@ -1,0 +1,72 @@
+// The summary as HTML tables (static markup: readable even with scripts off).
+import type { RunResult } from "../model/simulate.ts";
+import type { LatencySummary } from "../model/summary.ts";
+import { formatNumber } from "./csv.ts";
+
+export function escapeHtml(s: string): string {
+  return s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&#39;");
+}
+
+type Cell = string | number;
+
+function cell(v: Cell): string {
+  return typeof v === "number" ? `<td class="num">${formatNumber(v)}</td>` : `<td>${escapeHtml(v)}</td>`;
+}
+
+function table(caption: string, head: string[], rows: Cell[][]): string {
+  const th = head.map((h) => `<th>${escapeHtml(h)}</th>`).join("");
+  const thead = head.length > 0 ? `<thead><tr>${th}</tr></thead>\n` : "";
+  const body = rows.map((r) => `<tr>${r.map(cell).join("")}</tr>`).join("\n");
+  return `<table><caption>${escapeHtml(caption)}</caption>\n${thead}<tbody>\n${body}\n</tbody></table>`;
+}
+
+function latencyRow(name: string, l: LatencySummary): Cell[] {
+  return [name, l.count, l.meanMs, l.p50Ms, l.p90Ms, l.p99Ms, l.maxMs];
+}
+
+/** Key figures of the run, one small table per topic. */
+export function renderSummaryTables(result: RunResult): string {
+  const s = result.summary;
+  const m = s.messages;
+  const cachedSeries = result.series.columns.cached;
+  const cachedMax = cachedSeries.reduce((a, v) => (v > a ? v : a), m.cached);
+  const tables = [
+    table("Run", [], [
+      ["scenario", s.scenario], ["seed", s.seed], ["profile", s.profile],
+      ["complete", s.complete ? "yes" : `no (${s.stopReason})`], ["simulated (s)", s.simulatedMs / 1000],
+      ["events", s.events], ["trace hash", s.traceHash], ["pulls", s.pulls.total],
+      ["rebalances (changed)", `${formatNumber(s.rebalances)} (${formatNumber(s.rebalanceChanges)})`],
+    ]),
+    table("Messages", ["", "count"], [
+      ["produced", m.produced], ["consumed", m.consumed], ["duplicates", m.duplicates], ["lost", m.lost],
+      ["dlq", m.dlq], ["sent back", m.sentBack], ["in flight", m.inFlight], ["cached", m.cached],
+      ["retrying", m.retrying], ["unpulled", m.unpulled], ["filtered", m.filtered],
+    ]),
+    table("Lag (messages)", ["", "final", "max"], [
+      ["lagCommitted", s.lag.committed.final, s.lag.committed.max],
+      ["lagUnpulled", s.lag.unpulled.final, s.lag.unpulled.max],
+      ["cached in ProcessQueues", m.cached, cachedMax],
+    ]),
+    table("Flow control (events)", ["kind", "count"], [
+      ["count", s.flowControl.count], ["size", s.flowControl.size], ["span", s.flowControl.span],
+      ["paused", s.flowControl.paused], ["total", s.flowControl.total],
+    ]),
+    table("Throughput (msg/s)", ["", "mean", "max"], [
+      ["produced", s.throughput.producedPerSec.mean, s.throughput.producedPerSec.max],
+      ["consumed", s.throughput.consumedPerSec.mean, s.throughput.consumedPerSec.max],
+    ]),
+    table("Latency (ms)", ["", "count", "mean", "p50", "p90", "p99", "max"], [
+      latencyRow("end to end", s.latency.endToEnd),
+      latencyRow("consume", s.latency.consume),
+      latencyRow("wait for a worker", s.latency.consumeWait),
+    ]),
+    table("Consumers", ["clientId", "group", "queues", "cached", "cached bytes", "count/size flow control", "span flow control", "threads", "hung workers"],
+      s.perConsumer.map((c) => [c.clientId, c.group, c.queues, c.cached, c.cachedBytes, c.queueFlowControlTimes,
+        c.queueMaxSpanFlowControlTimes, c.consumeThreads, c.hungWorkers])),
+  ];
+  if (s.expectations.length > 0) {
+    tables.push(table("Expectations", ["expression", "ok", "actual"],
+      s.expectations.map((e) => [e.expression, e.ok ? "ok" : "FAILED", e.actual])));
+  }
+  return tables.join("\n");
+}
