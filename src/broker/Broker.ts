@@ -6,6 +6,9 @@ import type { PullRequest } from "../client/PullRequest.ts";
 import type { World } from "../model/World.ts";
 import { getMessage, GetMessageStatus, responseCodeOf, ResponseCode, type GetMessageContext } from "./getMessage.ts";
 import { BROKER_CONSTANTS } from "../scenario/defaults.ts";
+import { QUERY_SLOT_SPAN } from "../client/RebalanceImpl.ts";
+
+const OFFSET_RPC_TIMEOUT_US = 5_000_000;
 
 /** A message sent back and parked in the schedule topic until its delay level's time is up. */
 interface ScheduledRetry {
@@ -39,8 +42,8 @@ export class Broker {
   commitLogTail = 0;
   /** ConsumerOffsetManager: offsetKey → committed offset. */
   readonly offsets = new Map<number, number>();
-  /** Consumer registry: group → clientId → consumer index (channels), with last heartbeat time. */
-  readonly channels = new Map<number, Map<string, { consumer: number; lastUpdateUs: number }>>();
+  /** Consumer registry: group → channel (consumer address) → client id and last heartbeat time. */
+  readonly channels = new Map<number, Map<number, { clientId: string; lastUpdateUs: number }>>();
   /** Group → topic → subscription version learned from heartbeats. */
   readonly subVersions = new Map<number, Map<number, number>>();
   /** False while a fault makes CONSUMER_SEND_MSG_BACK fail. */
@@ -80,8 +83,13 @@ export class Broker {
   // ---------------------------------------------------------------- PULL_MESSAGE
 
   /** A pull request arrives (first processing: the broker may hold it). */
-  onPull(pr: PullRequest): void {
+  onPull(pr: PullRequest, serial = pr.reqSerial): void {
     const w = this.world;
+    if (pr.reqSerial !== serial) return; // the client gave up on it already
+    if (this.down) {
+      w.live(pr.consumerAddr)?.pullLost(pr); // nobody answers: the client's RPC times out
+      return;
+    }
     w.advanceProducers(w.sched.nowUs);
     w.applyRetention(pr.mq);
     this.processRequest(pr, true);
@@ -98,6 +106,17 @@ export class Broker {
       code = ResponseCode.SUBSCRIPTION_NOT_EXIST;
     } else if (brokerSubVersion < pr.reqSubVersion) {
       code = ResponseCode.SUBSCRIPTION_NOT_LATEST;
+    } else if (this.pendingOffsetMoved.size > 0 && this.pendingOffsetMoved.has(offsetKey(pr.group, pr.mq))) {
+      // An injected offsetIllegal fault, answered like a 5.x server-side reset (§13.1 step 8).
+      const key = offsetKey(pr.group, pr.mq);
+      const next = this.pendingOffsetMoved.get(key)!;
+      this.pendingOffsetMoved.delete(key);
+      pr.result.status = GetMessageStatus.OFFSET_TOO_SMALL;
+      pr.result.nextBeginOffset = next === "min" ? store.minOffset : next === "max" ? store.maxOffset : next;
+      pr.result.minOffset = store.minOffset;
+      pr.result.maxOffset = store.maxOffset;
+      pr.result.count = 0;
+      code = ResponseCode.PULL_OFFSET_MOVED;
     } else {
       this.ctx.commitLogTail = this.commitLogTail;
       getMessage(store, pr.reqOffset, pr.reqMaxMsgNums, w.tagSetOf(pr.group, store.topicIndex), this.ctx, pr.result);
@@ -110,7 +129,9 @@ export class Broker {
       }
     }
     pr.respCode = code;
-    w.sched.scheduleAt(w.net.downAt(w.sched.nowUs, pr.consumer, this.index), w.kinds.pullResponse, pr.id);
+    const t = w.net.downAt(w.sched.nowUs, pr.consumer, this.index);
+    if (t >= 0) w.sched.scheduleAt(t, w.kinds.pullResponse, pr.id, pr.reqSerial);
+    else w.live(pr.consumerAddr)?.pullLost(pr);
   }
 
   /** PullRequestHoldService#suspendPullRequest. */
@@ -119,6 +140,7 @@ export class Broker {
     const cfg = this.model.config;
     pr.holdSinceUs = w.sched.nowUs;
     pr.holdTimeoutUs = (cfg.longPollingEnable ? pr.reqSuspendTimeoutMs : cfg.shortPollingTimeMills) * 1000;
+    pr.heldSerial = pr.reqSerial;
     w.holdPull(pr);
     w.trace.emit(w.T.pullHeld, w.sched.nowUs, pr.mq, pr.consumer, pr.reqOffset);
   }
@@ -148,6 +170,7 @@ export class Broker {
     const topic = w.queues[mq]!.topicIndex;
     for (let i = 0; i < held.length; i++) {
       const pr = held[i]!;
+      if (pr.heldSerial !== pr.reqSerial) continue; // the client timed out and re-sent: a dead hold
       const matches = tag === null || tagMatches(w.tagSetOf(pr.group, topic), tag);
       if ((maxOffset > pr.reqOffset && matches) || now >= pr.holdSinceUs + pr.holdTimeoutUs) {
         this.processRequest(pr, false);
@@ -175,11 +198,18 @@ export class Broker {
    * QUERY_CONSUMER_OFFSET (§13.7) plus the max offset and the timestamp search the client asks next
    * (§10.6). Results are written into the consumer's query slot; the reply crosses the network.
    */
-  onQueryOffset(consumer: number, slot: number): void {
+  onQueryOffset(consumer: number, slotAndSerial: number): void {
     const w = this.world;
-    w.advanceProducers(w.sched.nowUs);
-    const c = w.consumers[consumer]!;
+    const slot = slotAndSerial % QUERY_SLOT_SPAN;
+    const serial = Math.floor(slotAndSerial / QUERY_SLOT_SPAN);
+    const c = w.incarnation(consumer);
     const q = c.querySlot(slot);
+    if (q === undefined) return;
+    if (this.down) {
+      w.sched.scheduleAt(Math.max(w.sched.nowUs, q.sentUs + OFFSET_RPC_TIMEOUT_US), w.kinds.queryOffsetResponse, consumer, slot, serial);
+      return;
+    }
+    w.advanceProducers(w.sched.nowUs);
     w.applyRetention(q.mq);
     const store = w.queues[q.mq]!;
     let stored = this.queryOffset(c.group, q.mq);
@@ -188,23 +218,29 @@ export class Broker {
     q.stored = stored;
     q.maxOffset = store.maxOffset;
     q.searchOffset = w.searchOffset(q.mq, q.timestampUs);
-    w.sched.scheduleAt(w.net.downAt(w.sched.nowUs, consumer, this.index), w.kinds.queryOffsetResponse, consumer, slot);
+    const t = w.net.downAt(w.sched.nowUs, c.index, this.index);
+    if (t >= 0) w.sched.scheduleAt(t, w.kinds.queryOffsetResponse, consumer, slot, serial);
+    else {
+      q.stored = -2; // the answer is lost: the client's RPC times out
+      w.sched.scheduleAt(Math.max(w.sched.nowUs, q.sentUs + OFFSET_RPC_TIMEOUT_US), w.kinds.queryOffsetResponse, consumer, slot, serial);
+    }
   }
 
-  // ---------------------------------------------------------------- registry
+  // ---------------------------------------------------------------- registry (§13.8)
 
-  /** HEART_BEAT (§13.8): register or refresh the channel, learn subscriptions, notify on a new channel. */
+  /** HEART_BEAT: register or refresh the channel, learn subscriptions, notify on a new channel. */
   onHeartbeat(consumer: number, wantReply: boolean): void {
     const w = this.world;
-    const c = w.consumers[consumer]!;
+    if (this.down) return;
+    const c = w.incarnation(consumer);
     const now = w.sched.nowUs;
     let chans = this.channels.get(c.group);
     if (!chans) {
       chans = new Map();
       this.channels.set(c.group, chans);
     }
-    const isNew = !chans.has(c.clientId);
-    chans.set(c.clientId, { consumer, lastUpdateUs: now });
+    const isNew = !chans.has(consumer);
+    chans.set(consumer, { clientId: c.clientId, lastUpdateUs: now });
     let versions = this.subVersions.get(c.group);
     if (!versions) {
       versions = new Map();
@@ -217,25 +253,115 @@ export class Broker {
       if (old === undefined || subVersion > old) versions.set(topic, subVersion);
     }
     if (isNew || topicsChanged) this.notifyConsumerIdsChanged(c.group);
-    if (wantReply) w.sched.scheduleAt(w.net.downAt(now, consumer, this.index), w.kinds.heartbeatResponse, consumer);
+    if (wantReply) {
+      const t = w.net.downAt(now, c.index, this.index);
+      if (t >= 0) w.sched.scheduleAt(t, w.kinds.heartbeatResponse, consumer);
+    }
   }
 
-  /** NOTIFY_CONSUMER_IDS_CHANGED to every channel of the group (real-time notification, §13.8). */
+  /** UNREGISTER_CLIENT from a clean shutdown: remove the channel, notify the group. */
+  onUnregister(consumer: number): void {
+    if (!this.down) this.removeChannel(consumer, true);
+  }
+
+  /** The TCP connection of a client closed (crash with the host still up): same as unregister. */
+  onChannelClosed(consumer: number): void {
+    if (!this.down) this.removeChannel(consumer, true);
+  }
+
+  /** ClientHousekeepingService: every 10 s, channels silent for channelExpiredTimeout are removed
+   * without any CHANGE notification (§13.8) — peers learn at their next periodic rebalance. */
+  onExpiryScan(): void {
+    const w = this.world;
+    const now = w.sched.nowUs;
+    if (!this.down) {
+      const limitUs = this.model.config.channelExpiredTimeout * 1000;
+      for (const chans of this.channels.values()) {
+        for (const [addr, ch] of [...chans.entries()].sort((a, b) => a[0] - b[0])) {
+          if (now - ch.lastUpdateUs > limitUs) {
+            chans.delete(addr);
+            w.trace.emit(w.T.channelExpired, now, this.index, addr);
+          }
+        }
+      }
+    }
+    w.sched.scheduleIn(BROKER_CONSTANTS.EXPIRY_SCAN_PERIOD_MS * 1000, w.kinds.expiryScan, this.index);
+  }
+
+  private removeChannel(consumer: number, notify: boolean): void {
+    const c = this.world.incarnation(consumer);
+    const chans = this.channels.get(c.group);
+    if (!chans || !chans.delete(consumer)) return;
+    if (chans.size === 0) {
+      this.channels.delete(c.group);
+      this.subVersions.delete(c.group);
+    }
+    if (notify) this.notifyConsumerIdsChanged(c.group);
+  }
+
+  /** NOTIFY_CONSUMER_IDS_CHANGED to every channel of the group (real-time notification). */
   private notifyConsumerIdsChanged(group: number): void {
     const w = this.world;
     const chans = this.channels.get(group);
     if (!chans) return;
     const now = w.sched.nowUs;
-    for (const id of [...chans.keys()].sort()) {
-      const consumer = chans.get(id)!.consumer;
-      w.sched.scheduleAt(w.net.downAt(now, consumer, this.index), w.kinds.notifyIdsChanged, consumer);
+    for (const addr of [...chans.keys()].sort((a, b) => a - b)) {
+      const t = w.net.downAt(now, w.incarnation(addr).index, this.index);
+      if (t >= 0) w.sched.scheduleAt(t, w.kinds.notifyIdsChanged, addr);
     }
   }
 
-  /** GET_CONSUMER_LIST_BY_GROUP: the registered client ids of the group (unsorted; the client sorts). */
+  /** GET_CONSUMER_LIST_BY_GROUP: the client ids of every channel (a shared id appears twice). */
   consumerIdList(group: number): string[] | null {
+    if (this.down) return null;
     const chans = this.channels.get(group);
-    return chans && chans.size > 0 ? [...chans.keys()] : null;
+    if (!chans || chans.size === 0) return null;
+    return [...chans.entries()].sort((a, b) => a[0] - b[0]).map(([, ch]) => ch.clientId);
+  }
+
+  // ---------------------------------------------------------------- crash and restart
+
+  /** Whether the broker process is down. */
+  down = false;
+  /** offsetIllegal faults waiting for the next pull of (group, queue). */
+  readonly pendingOffsetMoved = new Map<number, number | "min" | "max">();
+
+  /** Offsets committed since the last flush (lost if the broker crashes now). */
+  unflushedOffsetCount(): number {
+    let n = 0;
+    for (const [k, v] of this.offsets) if (this.flushedOffsets.get(k) !== v) n++;
+    return n;
+  }
+  /** Consumer offsets as last flushed to disk (every flushConsumerOffsetInterval). */
+  private flushedOffsets = new Map<number, number>();
+
+  onOffsetFlush(): void {
+    if (!this.down) this.flushedOffsets = new Map(this.offsets);
+    this.world.sched.scheduleIn(this.model.config.flushConsumerOffsetInterval * 1000, this.world.kinds.offsetFlush, this.index);
+  }
+
+  /** The broker process dies: held and in-flight requests are never answered (clients time out). */
+  crash(): void {
+    const w = this.world;
+    this.down = true;
+    w.net.setBrokerDown(this.index, true);
+    for (const mq of this.queues) {
+      const held = w.takeHeld(mq);
+      if (held === null) continue;
+      for (const pr of held) if (pr.heldSerial === pr.reqSerial) w.live(pr.consumerAddr)?.pullLost(pr);
+      held.length = 0;
+      w.recycleHeld(held);
+    }
+  }
+
+  /** Restart: offsets come back as last flushed; the registry is empty until clients heartbeat again. */
+  restart(): void {
+    this.down = false;
+    this.world.net.setBrokerDown(this.index, false);
+    this.offsets.clear();
+    for (const [k, v] of this.flushedOffsets) this.offsets.set(k, v);
+    this.channels.clear();
+    this.subVersions.clear();
   }
 
   // ---------------------------------------------------------------- send-back and retries (§9.2)
@@ -243,18 +369,25 @@ export class Broker {
   /** CONSUMER_SEND_MSG_BACK from a consume worker. */
   onSendBack(consumer: number, worker: number): void {
     const w = this.world;
-    const c = w.consumers[consumer]!;
+    const c = w.incarnation(consumer);
+    if (this.down) {
+      c.consumeService.sendBackLost(worker);
+      return;
+    }
     const job = c.consumeService.sendBackJob(worker);
     const ok = this.sendBackOk;
     if (ok) this.acceptSendBack(c.group, this.readAttributes(job.mq, job.offset), job.delayLevel, c.maxReconsumeTimes);
-    w.sched.scheduleAt(w.net.downAt(w.sched.nowUs, consumer, this.index), w.kinds.sendBackResponse, consumer, worker, ok ? 1 : 0);
+    const t = w.net.downAt(w.sched.nowUs, c.index, this.index);
+    if (t >= 0) w.sched.scheduleAt(t, w.kinds.sendBackResponse, consumer, worker, ok ? 1 : 0);
+    else c.consumeService.sendBackLost(worker); // accepted, but the client only sees its RPC time out
   }
 
   /** cleanExpiredMsg's sendMessageBack(msg, 3): handled like a send-back; nobody waits for the answer.
    * The message was already removed from the ProcessQueue, so its attributes travel with the request. */
   onCleanSendBack(ticket: number, consumer: number): void {
-    const c = this.world.consumers[consumer]!;
+    const c = this.world.incarnation(consumer);
     const job = c.takeCleanJob(ticket);
+    if (this.down) return;
     this.acceptSendBack(c.group, job, job.delayLevel, c.maxReconsumeTimes);
   }
 

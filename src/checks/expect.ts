@@ -60,6 +60,7 @@ const UNITS: Record<string, number> = {
   us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000,
   B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4,
 };
+const DURATION_UNITS: readonly string[] = ["us", "ms", "s", "m", "h"];
 const AGGREGATES = ["max", "min", "mean", "sum", "last"] as const;
 const CMPS = ["<=", ">=", "==", "!=", "<", ">"] as const;
 type Cmp = (typeof CMPS)[number];
@@ -112,7 +113,10 @@ function tokenize(src: string): Tok[] {
       if (unit !== "" && !(unit in UNITS)) {
         throw new ExpectError(src, i + num[1]!.length, `unknown unit "${unit}" (durations: us ms s m h; sizes: B KiB MiB GiB TiB)`);
       }
-      out.push({ t: "num", v: Number(num[1]) * (unit ? UNITS[unit]! : 1), unit, pos: i, text: num[0] });
+      const scaled = Number(num[1]) * (unit ? UNITS[unit]! : 1);
+      // Durations are whole microseconds, like virtual time; rounding keeps 0.27m == 16200ms exact.
+      const v = DURATION_UNITS.includes(unit) ? Math.round(scaled * 1000) / 1000 : scaled;
+      out.push({ t: "num", v, unit, pos: i, text: num[0] });
       i += num[0].length;
       continue;
     }
@@ -249,7 +253,8 @@ class Parser {
     }
     if (fn === "at") {
       const { series, label } = this.seriesArg();
-      this.expectOp(",");
+      if (!this.isOp(",")) this.fail(`at(…) needs a time after the series, e.g. at(${label}, 15m)`);
+      this.i++;
       const atMs = this.time("a time, e.g. 15m");
       this.expectOp(")");
       return { k: "at", series, label, atMs };
@@ -261,6 +266,7 @@ class Parser {
       this.expectOp(")");
       return { k: "first", cond, from, to, text: this.textFrom(start) };
     }
+    if (fn === "never") this.fail(`never(…) is a clause of its own; join it to others with "and"`, { t: "id", v: fn, pos });
     this.fail(`unknown function "${fn}"; functions are ${[...AGGREGATES, "at", "first", "never"].join(", ")}`, { t: "id", v: fn, pos });
   }
 
@@ -275,19 +281,20 @@ class Parser {
   private optionalWindow(): [number, number] {
     if (!this.isOp(",")) return [-Infinity, Infinity];
     this.i++;
+    const windowTok = this.peek();
     let from = -Infinity;
     let to = Infinity;
     if (!this.isOp("..")) from = this.time("a window like 5m..10m, 2m.. or ..30s");
     this.expectOp("..");
     if (this.peek().t === "num") to = this.time("a window end");
-    if (to < from) this.fail("the window ends before it starts");
+    if (to < from) this.fail("the window ends before it starts", windowTok);
     return [from, to];
   }
 
   private time(what: string): number {
     const t = this.next();
     if (t.t !== "num") this.fail(`expected ${what}`, t);
-    if (t.unit !== "" && !["us", "ms", "s", "m", "h"].includes(t.unit)) this.fail(`expected a duration, got "${t.text}"`, t);
+    if (t.unit !== "" && !DURATION_UNITS.includes(t.unit)) this.fail(`expected a duration, got "${t.text}"`, t);
     return t.v;
   }
 
@@ -390,14 +397,15 @@ function value(n: Node, input: EvalInput, sample: number, parts: string[] | null
     case "at": {
       const t = input.series.columns.tSec;
       let idx = -1;
-      for (let i = 0; i < t.length; i++) if (t[i]! * 1000 <= n.atMs + 1e-9) idx = i;
+      for (let i = 0; i < t.length; i++) if (sampleMs(t[i]!) <= n.atMs) idx = i;
       const v = idx >= 0 ? input.series.columns[n.series][idx]! : NaN;
       parts?.push(`at(${n.label}, ${fmtTime(n.atMs)}) = ${fmt(v)}`);
       return v;
     }
     case "first": {
       const t = firstTime(n.cond, n.from, n.to, input);
-      parts?.push(t === Infinity ? `first(${n.cond.text}) = never` : `first(${n.cond.text}) = ${fmtTime(t)}`);
+      const label = `first(${n.cond.text}${windowText(n.from, n.to)})`;
+      parts?.push(t === Infinity ? `${label} = never` : `${label} = ${fmtTime(t)}`);
       return t;
     }
   }
@@ -407,7 +415,7 @@ function value(n: Node, input: EvalInput, sample: number, parts: string[] | null
 function firstTime(c: Cond, from: number, to: number, input: EvalInput): number {
   const t = input.series.columns.tSec;
   for (let i = 0; i < t.length; i++) {
-    const ms = t[i]! * 1000;
+    const ms = sampleMs(t[i]!);
     if (ms < from || ms > to) continue;
     if (compare(value(c.l, input, i, null), c.op, value(c.r, input, i, null))) return ms;
   }
@@ -418,10 +426,15 @@ function windowed(s: TimeSeries, col: SeriesColumn, from: number, to: number): n
   const t = s.columns.tSec;
   const out: number[] = [];
   for (let i = 0; i < t.length; i++) {
-    const ms = t[i]! * 1000;
+    const ms = sampleMs(t[i]!);
     if (ms >= from && ms <= to) out.push(s.columns[col][i]!);
   }
   return out;
+}
+
+/** A sample's time in ms. tSec is µs / 1e6, and `1.005 * 1000` is 1004.99…, so go back through whole µs. */
+function sampleMs(tSec: number): number {
+  return Math.round(tSec * 1e6) / 1000;
 }
 
 function compare(l: number, op: Cmp, r: number): boolean {

@@ -22,7 +22,7 @@ interface RetryTicket {
   localRetry: number;
 }
 
-const NEVER = -1;
+const SEND_BACK_TIMEOUT_US = 5_000_000;
 
 export class ConsumeMessageConcurrentlyService {
   readonly threads: number;
@@ -55,6 +55,7 @@ export class ConsumeMessageConcurrentlyService {
   private readonly wLocalRetry: Int32Array;
   /** Send-back progress: index of the message whose RPC is in flight. */
   private readonly wSendIdx: Int32Array;
+  private readonly wSendUs: Float64Array;
   private readonly wFailed: number[][];
   private readonly job: SendBackJob = { mq: 0, offset: 0, delayLevel: 0 };
   private tickets = new Map<number, RetryTicket>();
@@ -79,6 +80,7 @@ export class ConsumeMessageConcurrentlyService {
     this.wOk = new Uint8Array(n);
     this.wLocalRetry = new Int32Array(n);
     this.wSendIdx = new Int32Array(n);
+    this.wSendUs = new Float64Array(n);
     this.wFailed = Array.from({ length: n }, () => []);
     for (let i = n - 1; i >= 0; i--) this.idle.push(i);
   }
@@ -146,6 +148,7 @@ export class ConsumeMessageConcurrentlyService {
     // message behaves the same way again (a poison message fails every time).
     const store = w.queues[mq]!;
     const g = w.model.groups[this.consumer.group]!;
+    const behaviour = w.listener(this.consumer.group);
     let durationUs = 0;
     let ok = 1;
     let hung = false;
@@ -154,18 +157,21 @@ export class ConsumeMessageConcurrentlyService {
       pq.markConsumeStart(o, now);
       const key = store.originKey(o);
       const attempt = store.reconsumeTimes(o) + localRetry;
-      durationUs += g.consumeTime.quantile(hashUniform(this.listenerSeed, key, attempt, 0));
+      durationUs += behaviour.consumeTime.quantile(hashUniform(this.listenerSeed, key, attempt, 0));
       if (g.poisonFraction > 0 && hashUniform(this.listenerSeed, key, 0, 2) < g.poisonFraction) ok = 0;
-      if (g.failureProbability > 0 && hashUniform(this.listenerSeed, key, attempt, 1) < g.failureProbability) ok = 0;
+      if (behaviour.failureProbability > 0 && hashUniform(this.listenerSeed, key, attempt, 1) < behaviour.failureProbability) ok = 0;
       if (g.hangFraction > 0 && attempt === 0 && hashUniform(this.listenerSeed, key, 0, 3) < g.hangFraction) hung = true;
       w.trace.emit(w.T.consumeStart, now, mq, o, this.consumer.index, worker);
     }
     this.wOk[worker] = ok;
+    const hang = w.takeHang(mq); // a hangMessage fault armed on this queue
+    if (hang === -1) hung = true;
+    else if (hang >= 0) durationUs = hang;
     if (hung) {
       this.hungWorkers++; // the listener never returns; RocketMQ does not abort slow consumption (§7.2)
       return;
     }
-    w.sched.scheduleAt(now + durationUs, w.kinds.consumeDone, this.consumer.index, worker);
+    w.sched.scheduleAt(now + durationUs, w.kinds.consumeDone, this.consumer.addr, worker);
   }
 
   /** The listener returned (§7.2 steps 5–7). */
@@ -180,7 +186,7 @@ export class ConsumeMessageConcurrentlyService {
     w.metrics.consumeTime.record(now - this.wStartUs[worker]!);
     for (let i = 0; i < n; i++) {
       const o = offsets[i]!;
-      if (ok) w.recordConsumed(this.consumer.group, mq, o);
+      if (ok) w.recordConsumed(this.consumer.group, mq, o, this.consumer.addr);
       w.trace.emit(w.T.consumeEnd, now, mq, o, this.consumer.index, ok ? 1 : 0);
     }
     if (pq.dropped) {
@@ -212,7 +218,17 @@ export class ConsumeMessageConcurrentlyService {
     }
     const mq = this.wMq[worker]!;
     const broker = w.queues[mq]!.brokerIndex;
-    w.sched.scheduleAt(w.net.upAt(w.sched.nowUs, this.consumer.index, broker), w.kinds.sendBack, broker, this.consumer.index, worker);
+    this.wSendUs[worker] = w.sched.nowUs;
+    const t = w.net.upAt(w.sched.nowUs, this.consumer.index, broker);
+    if (t >= 0) w.sched.scheduleAt(t, w.kinds.sendBack, broker, this.consumer.addr, worker);
+    else this.sendBackLost(worker);
+  }
+
+  /** The send-back RPC got no answer: it fails when its 5 s timeout expires (§0.3). */
+  sendBackLost(worker: number): void {
+    const w = this.world;
+    const at = Math.max(w.sched.nowUs, this.wSendUs[worker]! + SEND_BACK_TIMEOUT_US);
+    w.sched.scheduleAt(at, w.kinds.sendBackResponse, this.consumer.addr, worker, 0);
   }
 
   /** The broker's view of the send-back in flight from `worker`. */
@@ -240,7 +256,7 @@ export class ConsumeMessageConcurrentlyService {
       const keep = Array.from(offsets).slice(0, n).filter((o) => !failed.includes(o));
       const ticket = this.ticketNext++;
       this.tickets.set(ticket, { pq, mq, offsets: failed.slice(), localRetry: this.wLocalRetry[worker]! + 1 });
-      w.sched.scheduleIn(CLIENT_CONSTANTS.LOCAL_CONSUME_RETRY_DELAY * 1000, w.kinds.localRetry, this.consumer.index, ticket);
+      w.sched.scheduleIn(CLIENT_CONSTANTS.LOCAL_CONSUME_RETRY_DELAY * 1000, w.kinds.localRetry, this.consumer.addr, ticket);
       offsets = keep;
       n = keep.length;
       failed.length = 0;
@@ -326,4 +342,3 @@ export class ConsumeMessageConcurrentlyService {
   }
 }
 
-export { NEVER };

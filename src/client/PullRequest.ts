@@ -19,10 +19,14 @@ export class PullRequest {
   reqSentUs = 0;
   /** True from sending the RPC until its response is handled. */
   inFlight = false;
+  /** Serial of the RPC in flight: a response or time-out of an older one is ignored. */
+  reqSerial = 0;
 
   // Broker-side hold state (§13.4).
   holdSinceUs = 0;
   holdTimeoutUs = 0;
+  /** reqSerial when the broker held the request; a re-sent request makes the hold dead. */
+  heldSerial = -1;
 
   // Response (§4.1): code, header and the accepted messages.
   respCode = 0;
@@ -33,6 +37,8 @@ export class PullRequest {
     readonly id: number,
     /** Index of the owning consumer instance. */
     readonly consumer: number,
+    /** Address of the owning incarnation (index + epoch × 2^20). */
+    readonly consumerAddr: number,
     readonly group: number,
     /** Global queue index of the MessageQueue. */
     readonly mq: number,

@@ -4,7 +4,7 @@
 import { CLIENT_CONSTANTS, type ConsumerConfig } from "../scenario/defaults.ts";
 import type { GroupModel } from "../scenario/types.ts";
 import type { World } from "../model/World.ts";
-import { FLOW_KIND, LATER_REASON } from "../model/kinds.ts";
+import { CONSUMER_ADDR_SPAN, FLOW_KIND, LATER_REASON } from "../model/kinds.ts";
 import { ResponseCode } from "../broker/getMessage.ts";
 import { ConsumeMessageConcurrentlyService } from "./ConsumeMessageConcurrentlyService.ts";
 import { RemoteBrokerOffsetStore } from "./RemoteBrokerOffsetStore.ts";
@@ -21,6 +21,7 @@ export interface QuerySlot {
   stored: number;
   maxOffset: number;
   searchOffset: number;
+  sentUs: number;
 }
 
 export class PushConsumer {
@@ -43,9 +44,17 @@ export class PushConsumer {
   private readonly cleanJobs = new Map<number, MessageAttributes & { delayLevel: number }>();
   private cleanTicketNext = 0;
 
+  /** False once this incarnation crashed or shut down: its pending events are ignored. */
+  alive = true;
+
   constructor(
+    /** Slot in the world's consumer table (stable across restarts). */
     readonly index: number,
+    /** Incarnation number: a restart creates a new PushConsumer with epoch + 1. */
+    readonly epoch: number,
     readonly groupModel: GroupModel,
+    /** Instance number within the group (0-based). */
+    readonly instance: number,
     readonly clientId: string,
     private readonly world: World,
   ) {
@@ -60,6 +69,11 @@ export class PushConsumer {
 
   get group(): number {
     return this.groupModel.index;
+  }
+
+  /** Event address of this incarnation. */
+  get addr(): number {
+    return this.index + this.epoch * CONSUMER_ADDR_SPAN;
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -80,9 +94,44 @@ export class PushConsumer {
     this.heartbeatRepliesAwaited = w.brokers.length;
     this.sendHeartbeats(true);
     const k = w.kinds;
-    w.sched.scheduleIn(CLIENT_CONSTANTS.PERSIST_INITIAL_DELAY * 1000, k.persistAll, this.index);
-    w.sched.scheduleIn(CLIENT_CONSTANTS.HEARTBEAT_INITIAL_DELAY * 1000, k.heartbeatTimer, this.index);
-    w.sched.scheduleIn(this.config.consumeTimeout * 60_000_000, k.cleanExpired, this.index);
+    w.sched.scheduleIn(CLIENT_CONSTANTS.PERSIST_INITIAL_DELAY * 1000, k.persistAll, this.addr);
+    w.sched.scheduleIn(CLIENT_CONSTANTS.HEARTBEAT_INITIAL_DELAY * 1000, k.heartbeatTimer, this.addr);
+    w.sched.scheduleIn(this.config.consumeTimeout * 60_000_000, k.cleanExpired, this.addr);
+  }
+
+  /**
+   * DefaultMQPushConsumerImpl#shutdown: stop consuming (results of running listener calls are
+   * discarded with their dropped ProcessQueues), persist every offset, unregister from every broker.
+   */
+  shutdown(): void {
+    if (this.state !== "RUNNING") return;
+    const w = this.world;
+    this.offsetStore.persistAll(this.rebalance.assignedQueues());
+    for (const b of w.brokers) {
+      const t = w.net.upAt(w.sched.nowUs, this.index, b.index);
+      if (t >= 0) w.sched.scheduleAt(t, w.kinds.unregister, b.index, this.addr);
+    }
+    this.rebalance.destroy();
+    this.state = "SHUTDOWN_ALREADY";
+    this.alive = false;
+  }
+
+  /**
+   * The JVM dies: nothing is persisted. With "connectionClosed" the brokers see the TCP connections
+   * close and notify the group at once; with "vanished" (host gone) only the 120 s expiry notices.
+   */
+  crash(mode: "connectionClosed" | "vanished"): void {
+    if (!this.alive) return;
+    const w = this.world;
+    if (mode === "connectionClosed" && this.state === "RUNNING") {
+      for (const b of w.brokers) {
+        const t = w.net.upAt(w.sched.nowUs, this.index, b.index);
+        if (t >= 0) w.sched.scheduleAt(t, w.kinds.channelClosed, b.index, this.addr);
+      }
+    }
+    this.rebalance.destroy();
+    this.state = "SHUTDOWN_ALREADY";
+    this.alive = false;
   }
 
   subscriptionVersions(): Iterable<[number, number]> {
@@ -100,7 +149,9 @@ export class PushConsumer {
   sendHeartbeats(wantReply: boolean): void {
     const w = this.world;
     for (const b of w.brokers) {
-      w.sched.scheduleAt(w.net.upAt(w.sched.nowUs, this.index, b.index), w.kinds.heartbeat, b.index, this.index, wantReply ? 1 : 0);
+      const t = w.net.upAt(w.sched.nowUs, this.index, b.index);
+      if (t >= 0) w.sched.scheduleAt(t, w.kinds.heartbeat, b.index, this.addr, wantReply ? 1 : 0);
+      else if (wantReply) this.onHeartbeatResponse(); // a failed heartbeat still ends the wait (4.9 rebalances anyway)
     }
   }
 
@@ -110,7 +161,7 @@ export class PushConsumer {
 
   onHeartbeatTimer(): void {
     this.sendHeartbeats(false);
-    this.world.sched.scheduleIn(this.config.heartbeatBrokerInterval * 1000, this.world.kinds.heartbeatTimer, this.index);
+    this.world.sched.scheduleIn(this.config.heartbeatBrokerInterval * 1000, this.world.kinds.heartbeatTimer, this.addr);
   }
 
   // ---------------------------------------------------------------- PullMessageService (§1)
@@ -183,15 +234,41 @@ export class PushConsumer {
     pr.reqSubVersion = this.subVersionOf(topic);
     pr.reqSuspendTimeoutMs = CLIENT_CONSTANTS.BROKER_SUSPEND_MAX_TIME_MILLIS;
     pr.reqSentUs = now;
-    pr.inFlight = true;
-    w.trace.emit(w.T.pullSent, now, pr.mq, this.index, pr.reqOffset, pr.reqCommitOffset);
     const broker = w.queues[pr.mq]!.brokerIndex;
-    w.sched.scheduleAt(w.net.upAt(now, this.index, broker), w.kinds.brokerPull, pr.id);
+    if (w.net.isBrokerDown(broker)) {
+      // Connection refused: pullKernelImpl throws synchronously (§2 step 11).
+      w.metrics.pulls.exception++;
+      return this.executePullRequestLater(pr, this.config.pullTimeDelayMillsWhenException, LATER_REASON.exception);
+    }
+    pr.inFlight = true;
+    const serial = ++pr.reqSerial;
+    w.trace.emit(w.T.pullSent, now, pr.mq, this.index, pr.reqOffset, pr.reqCommitOffset);
+    const t = w.net.upAt(now, this.index, broker);
+    if (t >= 0) w.sched.scheduleAt(t, w.kinds.brokerPull, pr.id, serial);
+    else this.pullLost(pr);
+  }
+
+  /** The request or its response was lost: the async RPC times out 30 s after it was sent (§4.4). */
+  pullLost(pr: PullRequest): void {
+    const w = this.world;
+    const at = Math.max(w.sched.nowUs, pr.reqSentUs + CLIENT_CONSTANTS.CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND * 1000);
+    w.sched.scheduleAt(at, w.kinds.pullTimeout, pr.id, pr.reqSerial);
+  }
+
+  onPullTimeout(pr: PullRequest, serial: number): void {
+    if (!pr.inFlight || pr.reqSerial !== serial) return;
+    pr.inFlight = false;
+    pr.reqSerial++; // a late answer to the timed-out request is ignored
+    const w = this.world;
+    w.metrics.pulls.exception++;
+    w.trace.emit(w.T.pullResult, w.sched.nowUs, pr.mq, this.index, -1, -1);
+    this.executePullRequestLater(pr, this.config.pullTimeDelayMillsWhenException, LATER_REASON.exception);
   }
 
   // ---------------------------------------------------------------- PullCallback (§4)
 
-  onPullResponse(pr: PullRequest): void {
+  onPullResponse(pr: PullRequest, serial = pr.reqSerial): void {
+    if (pr.reqSerial !== serial) return; // an answer to a request that already timed out
     const w = this.world;
     const code = pr.respCode;
     pr.inFlight = false;
@@ -274,14 +351,15 @@ export class PushConsumer {
   private sendOffsetUpdate(mq: number, offset: number): void {
     const w = this.world;
     const broker = w.queues[mq]!.brokerIndex;
-    w.sched.scheduleAt(w.net.upAt(w.sched.nowUs, this.index, broker), w.kinds.offsetUpdate, broker, offsetKey(this.group, mq), offset);
+    const t = w.net.upAt(w.sched.nowUs, this.index, broker);
+    if (t >= 0) w.sched.scheduleAt(t, w.kinds.offsetUpdate, broker, offsetKey(this.group, mq), offset);
   }
 
   /** persistAllConsumerOffset, every persistConsumerOffsetInterval after the first 10 s. */
   onPersistAll(): void {
     const w = this.world;
     this.offsetStore.persistAll(this.rebalance.assignedQueues());
-    w.sched.scheduleIn(this.config.persistConsumerOffsetInterval * 1000, w.kinds.persistAll, this.index);
+    w.sched.scheduleIn(this.config.persistConsumerOffsetInterval * 1000, w.kinds.persistAll, this.addr);
   }
 
   // ---------------------------------------------------------------- cleanExpiredMsg (§3.7)
@@ -297,20 +375,23 @@ export class PushConsumer {
         if (first < 0) break;
         const startUs = pq.consumeStartUs(first);
         if (startUs < 0 || now - startUs <= timeoutUs) break;
-        // sendMessageBack(msg, 3) to the message's broker; then remove without touching the offset store.
+        // sendMessageBack(msg, 3) to the message's broker (a synchronous RPC); only if it went through is
+        // the message removed, without touching the offset store. A failure ends this queue's loop.
         const store = w.queues[mq]!;
+        const t = w.net.upAt(now, this.index, store.brokerIndex);
+        if (t < 0) break;
         const ticket = this.cleanTicketNext++;
         this.cleanJobs.set(ticket, {
           mq, offset: first, reconsumeTimes: store.reconsumeTimes(first), originKey: store.originKey(first),
           originBornUs: store.originBornUs(first), bodyBytes: store.bodyBytes(first), tag: store.tag(first),
           delayLevel: CLIENT_CONSTANTS.SEND_BACK_EXPIRED_DELAY_LEVEL,
         });
-        w.sched.scheduleAt(w.net.upAt(now, this.index, store.brokerIndex), w.kinds.cleanSendBack, store.brokerIndex, ticket, this.index);
+        w.sched.scheduleAt(t, w.kinds.cleanSendBack, store.brokerIndex, ticket, this.addr);
         w.trace.emit(w.T.expiredCleaned, now, mq, first, this.index);
         if (pq.firstKey === first) pq.removeMessage([first], 1, now);
       }
     }
-    w.sched.scheduleIn(timeoutUs, w.kinds.cleanExpired, this.index);
+    w.sched.scheduleIn(timeoutUs, w.kinds.cleanExpired, this.addr);
   }
 
   takeCleanJob(ticket: number): MessageAttributes & { delayLevel: number } {
@@ -322,7 +403,7 @@ export class PushConsumer {
   // ---------------------------------------------------------------- rebalance RPC slots
 
   allocSlot(mq: number, timestampUs: number): number {
-    this.slots.push({ mq, timestampUs, stored: -2, maxOffset: 0, searchOffset: 0 });
+    this.slots.push({ mq, timestampUs, stored: -2, maxOffset: 0, searchOffset: 0, sentUs: this.world.sched.nowUs });
     return this.slots.length - 1;
   }
   querySlot(slot: number): QuerySlot {

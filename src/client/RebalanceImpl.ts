@@ -6,11 +6,14 @@
 import { CLIENT_CONSTANTS } from "../scenario/defaults.ts";
 import type { World } from "../model/World.ts";
 import { DROP_REASON, LATER_REASON } from "../model/kinds.ts";
-import { allocateAveragely } from "./allocate/averagely.ts";
 import { computePullFromWhere } from "./computePullFromWhere.ts";
 import { ProcessQueue } from "./ProcessQueue.ts";
 import type { PushConsumer } from "./PushConsumer.ts";
 import type { Rng } from "../sim/streams.ts";
+
+/** Slot and rebalance serial travel in one number: slot + serial × QUERY_SLOT_SPAN. */
+export const QUERY_SLOT_SPAN = 65536;
+const OFFSET_RPC_TIMEOUT_US = 5_000_000;
 
 export class RebalanceImpl {
   /** processQueueTable: mq → ProcessQueue. */
@@ -19,6 +22,7 @@ export class RebalanceImpl {
   private timerId = -1;
   private running = false;
   private wakeupPending = false;
+  private querySerial = 0;
   private lastRebalanceUs = 0;
   // Progress of the rebalance in flight.
   private topicCursor = 0;
@@ -42,7 +46,7 @@ export class RebalanceImpl {
   start(): void {
     const w = this.world;
     this.lastRebalanceUs = w.sched.nowUs; // 5.2+: lastRebalanceTimestamp = construction time
-    this.timerId = w.sched.scheduleIn(CLIENT_CONSTANTS.REBALANCE_WAIT_INTERVAL * 1000, w.kinds.rebalance, this.consumer.index);
+    this.timerId = w.sched.scheduleIn(CLIENT_CONSTANTS.REBALANCE_WAIT_INTERVAL * 1000, w.kinds.rebalance, this.consumer.addr);
   }
 
   /** MQClientInstance#rebalanceImmediately. */
@@ -53,7 +57,7 @@ export class RebalanceImpl {
     }
     const w = this.world;
     if (this.timerId >= 0) w.sched.cancel(this.timerId);
-    this.timerId = w.sched.scheduleIn(0, w.kinds.rebalance, this.consumer.index);
+    this.timerId = w.sched.scheduleIn(0, w.kinds.rebalance, this.consumer.addr);
   }
 
   /** RebalanceService loop body. */
@@ -65,7 +69,7 @@ export class RebalanceImpl {
       const sinceUs = w.sched.nowUs - this.lastRebalanceUs;
       const minUs = CLIENT_CONSTANTS.REBALANCE_MIN_INTERVAL * 1000;
       if (sinceUs < minUs) {
-        this.timerId = w.sched.scheduleIn(minUs - sinceUs, w.kinds.rebalance, this.consumer.index);
+        this.timerId = w.sched.scheduleIn(minUs - sinceUs, w.kinds.rebalance, this.consumer.addr);
         return;
       }
     }
@@ -87,7 +91,7 @@ export class RebalanceImpl {
       this.wakeupPending = false;
       waitMs = 0;
     }
-    this.timerId = w.sched.scheduleIn(waitMs * 1000, w.kinds.rebalance, this.consumer.index);
+    this.timerId = w.sched.scheduleIn(waitMs * 1000, w.kinds.rebalance, this.consumer.addr);
   }
 
   /** rebalanceByTopic for the next subscribed topic, CLUSTERING (§10.3). */
@@ -101,7 +105,14 @@ export class RebalanceImpl {
     const cidAll = w.findConsumerIdList(topic, c.group, this.brokerPick);
     if (mqAll.length === 0 || cidAll === null) return this.nextTopic();
     cidAll.sort();
-    this.allocated = new Set(allocateAveragely(c.clientId, mqAll, cidAll));
+    let allocation: number[];
+    try {
+      allocation = w.strategyOf(c.group)(c.clientId, mqAll, cidAll);
+    } catch {
+      this.balanced = false; // an allocation exception ends this topic's rebalance (§10.3)
+      return this.nextTopic();
+    }
+    this.allocated = new Set(allocation);
     this.changed = false;
     // updateProcessQueueTableInRebalance step 1–2: drop what is no longer ours, or whose pull loop died.
     for (const mq of this.queuesOfTopic(topic)) {
@@ -119,20 +130,26 @@ export class RebalanceImpl {
     // Step 3: new queues — removeDirtyOffset, then ask the broker where to start.
     c.clearSlots();
     this.pendingAnswers = 0;
+    const serial = ++this.querySerial;
     const tsUs = w.sched.nowUs - c.groupModel.consumeTimestampBeforeUs;
     for (const mq of mqAll) {
       if (!this.allocated.has(mq) || this.table.has(mq)) continue;
       c.offsetStore.removeOffset(mq);
       const slot = c.allocSlot(mq, tsUs);
       const broker = w.queues[mq]!.brokerIndex;
-      w.sched.scheduleAt(w.net.upAt(w.sched.nowUs, c.index, broker), w.kinds.queryOffset, broker, c.index, slot);
       this.pendingAnswers++;
+      const t = w.net.upAt(w.sched.nowUs, c.index, broker);
+      // QUERY_CONSUMER_OFFSET is a synchronous RPC (timeout 5 s): a lost request reads as an error (−2).
+      if (t >= 0) w.sched.scheduleAt(t, w.kinds.queryOffset, broker, c.addr, slot + serial * QUERY_SLOT_SPAN);
+      else w.sched.scheduleIn(OFFSET_RPC_TIMEOUT_US, w.kinds.queryOffsetResponse, c.addr, slot, serial);
     }
     if (this.pendingAnswers === 0) this.topicDone(topic);
   }
 
-  /** A QUERY_CONSUMER_OFFSET answer arrived. */
-  onQueryAnswer(): void {
+  /** A QUERY_CONSUMER_OFFSET answer (or its time-out) arrived for the rebalance with this serial. */
+  onQueryAnswer(slot: number, serial: number): void {
+    if (!this.running || serial !== this.querySerial) return;
+    void slot;
     if (--this.pendingAnswers > 0) return;
     const w = this.world;
     const c = this.consumer;
@@ -149,6 +166,7 @@ export class RebalanceImpl {
       const pq = new ProcessQueue(w.sched.nowUs);
       pq.locked = true;
       this.table.set(slot.mq, pq);
+      w.ownership.open(c.group, slot.mq, c.addr, c.clientId, w.sched.nowUs);
       const pr = w.newPullRequest(c, slot.mq, pq, nextOffset);
       this.requests.set(slot.mq, pr.id);
       w.trace.emit(w.T.pqCreated, w.sched.nowUs, slot.mq, c.index, nextOffset);
@@ -200,6 +218,7 @@ export class RebalanceImpl {
     c.offsetStore.removeOffset(mq);
     this.table.delete(mq);
     this.requests.delete(mq);
+    w.ownership.close(c.group, mq, c.addr, w.sched.nowUs);
     w.trace.emit(w.T.pqDropped, w.sched.nowUs, mq, c.index, reason);
     void pq;
   }
@@ -217,6 +236,20 @@ export class RebalanceImpl {
     const out: number[] = [];
     for (const mq of this.table.keys()) if (w.queues[mq]!.topicIndex === topic) out.push(mq);
     return out.sort((a, b) => a - b);
+  }
+
+  /** RebalanceImpl#destroy on shutdown or crash: every ProcessQueue is dropped. */
+  destroy(): void {
+    const w = this.world;
+    const c = this.consumer;
+    for (const [mq, pq] of this.table) {
+      pq.dropped = true;
+      w.ownership.close(c.group, mq, c.addr, w.sched.nowUs);
+    }
+    this.table.clear();
+    this.requests.clear();
+    if (this.timerId >= 0) this.world.sched.cancel(this.timerId);
+    this.timerId = -1;
   }
 
   assignedQueues(): Set<number> {

@@ -26,6 +26,8 @@ export class Metrics {
   readonly pulls = { found: 0, noNewMsg: 0, noMatchedMsg: 0, offsetIllegal: 0, exception: 0 };
   sentBack = 0;
   producedTotal = 0;
+  /** Sends that found no writable broker for the topic (the producer gives up). */
+  produceFailed = 0;
   /** Exact maxima of one ProcessQueue's cache, taken right after each put. */
   pqCountMax = 0;
   pqBytesMax = 0;

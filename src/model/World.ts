@@ -18,9 +18,15 @@ import type { Model } from "../scenario/types.ts";
 import { Scheduler } from "../sim/Scheduler.ts";
 import { RandomStreams, type Rng } from "../sim/streams.ts";
 import { Trace } from "../sim/Trace.ts";
-import { defineTraceTypes, type Kinds, type TraceTypes } from "./kinds.ts";
+import { makeStrategy, type AllocateStrategy } from "../client/allocate/strategies.ts";
+import { offsetKey } from "../broker/Broker.ts";
+import type { QueueRef } from "../faults/types.ts";
+import { Ownership } from "../metrics/Ownership.ts";
+import type { Dist } from "../sim/distributions.ts";
+import { CONSUMER_ADDR_SPAN, defineTraceTypes, type Kinds, type TraceTypes } from "./kinds.ts";
 
 const FATE_CONSUMED_MASK = FATE_COUNT_MASK;
+export { CONSUMER_ADDR_SPAN };
 
 export interface Marker {
   tUs: number;
@@ -49,7 +55,10 @@ export class World {
   readonly net: Network;
   readonly queues: QueueStore[] = [];
   readonly brokers: Broker[] = [];
+  /** The current incarnation of every consumer instance, by index. */
   readonly consumers: PushConsumer[] = [];
+  /** Every incarnation ever created, by address (index + epoch × 2^20). */
+  private readonly incarnations = new Map<number, PushConsumer>();
   readonly pullRequests: PullRequest[] = [];
   readonly producers: (Producer | null)[] = [];
   private readonly topics: TopicEntry[] = [];
@@ -64,8 +73,21 @@ export class World {
   private readonly notifiedUpTo: Float64Array;
   private readonly arrivalArmed: boolean[] = [];
   private producedUntilUs = -1;
-  /** Moments worth marking on charts: assignment changes now, faults later. */
+  /** Moments worth marking on charts: assignment changes and faults. */
   readonly markers: Marker[] = [];
+  /** Rebalance counters of incarnations that were replaced. */
+  retiredRebalanceRuns = 0;
+  retiredRebalanceChanges = 0;
+  /** Queue owners over time. */
+  readonly ownership = new Ownership();
+  /** Listener behaviour per group; faults may change it for a while. */
+  private readonly listeners: { consumeTime: Dist; failureProbability: number }[];
+  /** Per group: the allocation strategy, over global queue indexes. */
+  private readonly strategies: AllocateStrategy<number>[];
+  /** Brokers that accept new messages (brokerReadOnly clears it). */
+  private readonly brokerWritable: Uint8Array;
+  /** hangMessage faults armed per queue: the next message consumed takes this long (−1 = forever). */
+  private readonly hangs = new Map<number, number>();
   /** Side table for the fate of messages in the retry chain whose original chunk was freed. */
   readonly retryFates = new Map<number, number>();
 
@@ -81,17 +103,72 @@ export class World {
     for (const b of model.brokers) {
       this.brokers.push(new Broker(b, this, this.queues.filter((q) => q.brokerIndex === b.index).map((q) => q.index)));
     }
-    let clientNo = 0;
+    // Every instance a group may ever run (scale faults included) exists from the start, so links and
+    // streams are fixed; those beyond `instances` start only when a fault starts them.
     for (const g of model.groups) {
-      for (let i = 0; i < g.instances; i++) {
-        clientNo++;
-        // clientIP@instanceName: one JVM per instance on its own host. Sorted as strings, as RocketMQ does.
-        const cid = `10.0.${g.index}.${i + 1}@${1000 + clientNo}`;
-        this.consumers.push(new PushConsumer(this.consumers.length, g, cid, this));
+      for (let i = 0; i < g.instancesMax; i++) {
+        const c = new PushConsumer(this.consumers.length, 0, g, i, g.clientIds[i]!, this);
+        this.consumers.push(c);
+        this.incarnations.set(c.addr, c);
       }
     }
     this.net = new Network(model.latency, this.streams, this.consumers.map((c) => c.clientId), model.brokers.map((b) => b.name));
+    this.brokerWritable = new Uint8Array(model.brokers.length).fill(1);
     this.buildProducers();
+    this.listeners = model.groups.map((g) => ({ consumeTime: g.consumeTime, failureProbability: g.failureProbability }));
+    this.strategies = model.groups.map((g) =>
+      makeStrategy<number>(g.allocate, (mq) => {
+        const q = this.queues[mq]!;
+        return { topic: q.topic, brokerName: q.brokerName, queueId: q.queueId };
+      }),
+    );
+  }
+
+  // ---------------------------------------------------------------- knobs for faults
+
+  listener(group: number): { consumeTime: Dist; failureProbability: number } {
+    return this.listeners[group]!;
+  }
+
+  strategyOf(group: number): AllocateStrategy<number> {
+    return this.strategies[group]!;
+  }
+
+  setBrokerWritable(broker: number, writable: boolean): void {
+    this.brokerWritable[broker] = writable ? 1 : 0;
+  }
+
+  queueIndexOf(ref: QueueRef): number {
+    return this.topics[ref.topic]!.queues.find((q) => this.queues[q]!.brokerIndex === ref.broker && this.queues[q]!.queueId === ref.queueId)!;
+  }
+
+  armHang(ref: QueueRef, durationUs: number | null): void {
+    this.hangs.set(this.queueIndexOf(ref), durationUs ?? -1);
+  }
+
+  /** The armed hang of a queue, consumed by the first message that starts on it (−2 if none). */
+  takeHang(mq: number): number {
+    if (this.hangs.size === 0) return -2;
+    const h = this.hangs.get(mq);
+    if (h === undefined) return -2;
+    this.hangs.delete(mq);
+    return h;
+  }
+
+  injectOffsetMoved(ref: QueueRef, groups: number[], next: number | "min" | "max"): string {
+    const mq = this.queueIndexOf(ref);
+    const broker = this.brokers[this.queues[mq]!.brokerIndex]!;
+    for (const g of groups) broker.pendingOffsetMoved.set(offsetKey(g, mq), next);
+    return `next pull of ${this.queues[mq]!.topic}#${ref.queueId} answered PULL_OFFSET_MOVED → ${next}`;
+  }
+
+  truncateQueue(ref: QueueRef, offset: number | "max"): string {
+    const mq = this.queueIndexOf(ref);
+    this.advanceProducers(this.sched.nowUs);
+    const store = this.queues[mq]!;
+    const before = store.minOffset;
+    this.deleteUpTo(mq, offset === "max" ? store.maxOffset : Math.min(offset, store.maxOffset));
+    return `minOffset ${before} → ${store.minOffset}`;
   }
 
   /** Schedules the first events: hold ticks, consumer starts. The sampler is the caller's. */
@@ -101,7 +178,13 @@ export class World {
       const periodMs = cfg.longPollingEnable ? BROKER_CONSTANTS.HOLD_CHECK_PERIOD_MS : cfg.shortPollingTimeMills;
       this.sched.scheduleIn(periodMs * 1000, this.kinds.holdTick, b.index);
     }
-    for (const c of this.consumers) this.sched.scheduleAt(c.groupModel.startAtUs, this.kinds.consumerStart, c.index);
+    for (const b of this.brokers) {
+      this.sched.scheduleIn(BROKER_CONSTANTS.EXPIRY_SCAN_PERIOD_MS * 1000, this.kinds.expiryScan, b.index);
+      this.sched.scheduleIn(b.model.config.flushConsumerOffsetInterval * 1000, this.kinds.offsetFlush, b.index);
+    }
+    for (const c of this.consumers) {
+      if (c.instance < c.groupModel.instances) this.sched.scheduleAt(c.groupModel.startAtUs, this.kinds.consumerStart, c.addr);
+    }
   }
 
   // ---------------------------------------------------------------- construction
@@ -109,10 +192,12 @@ export class World {
   private defineKinds(): Kinds {
     const s = this.sched;
     const pr = (id: number) => this.pullRequests[id]!;
-    const con = (i: number) => this.consumers[i]!;
+    // Consumer-side events are addressed to one incarnation (index + epoch); a crashed or replaced
+    // incarnation's events are dropped here.
+    const con = (addr: number) => this.live(addr);
     const brk = (i: number) => this.brokers[i]!;
     return {
-      brokerPull: s.defineKind("brokerPull", (id) => brk(this.queues[pr(id).mq]!.brokerIndex).onPull(pr(id))),
+      brokerPull: s.defineKind("brokerPull", (id, serial) => brk(this.queues[pr(id).mq]!.brokerIndex).onPull(pr(id), serial)),
       holdTick: s.defineKind("holdTick", (b) => brk(b).onHoldTick()),
       topicArrival: s.defineKind("topicArrival", (t) => this.onTopicArrival(t)),
       offsetUpdate: s.defineKind("offsetUpdate", (b, key, off) => brk(b).commitOffset(Math.floor(key / 1048576), key % 1048576, off, 0)),
@@ -121,20 +206,25 @@ export class World {
       sendBack: s.defineKind("sendBack", (b, c, wk) => brk(b).onSendBack(c, wk)),
       cleanSendBack: s.defineKind("cleanSendBack", (b, ticket, c) => brk(b).onCleanSendBack(ticket, c)),
       scheduleDue: s.defineKind("scheduleDue", (b, level) => brk(b).onScheduleDue(level)),
-      consumerStart: s.defineKind("consumerStart", (c) => con(c).start()),
-      pullDispatch: s.defineKind("pullDispatch", (id) => con(pr(id).consumer).pullMessage(pr(id))),
-      pullResponse: s.defineKind("pullResponse", (id) => con(pr(id).consumer).onPullResponse(pr(id))),
-      offsetIllegalFix: s.defineKind("offsetIllegalFix", (id) => con(pr(id).consumer).onOffsetIllegalFix(pr(id))),
-      queryOffsetResponse: s.defineKind("queryOffsetResponse", (c) => con(c).rebalance.onQueryAnswer()),
-      heartbeatResponse: s.defineKind("heartbeatResponse", (c) => con(c).onHeartbeatResponse()),
-      notifyIdsChanged: s.defineKind("notifyIdsChanged", (c) => con(c).rebalance.wakeup()),
-      rebalance: s.defineKind("rebalance", (c) => con(c).rebalance.onTimer()),
-      persistAll: s.defineKind("persistAll", (c) => con(c).onPersistAll()),
-      heartbeatTimer: s.defineKind("heartbeatTimer", (c) => con(c).onHeartbeatTimer()),
-      cleanExpired: s.defineKind("cleanExpired", (c) => con(c).onCleanExpired()),
-      consumeDone: s.defineKind("consumeDone", (c, wk) => con(c).consumeService.onConsumeDone(wk)),
-      sendBackResponse: s.defineKind("sendBackResponse", (c, wk, ok) => con(c).consumeService.onSendBackResponse(wk, ok === 1)),
-      localRetry: s.defineKind("localRetry", (c, t) => con(c).consumeService.onLocalRetry(t)),
+      consumerStart: s.defineKind("consumerStart", (c) => con(c)?.start()),
+      pullDispatch: s.defineKind("pullDispatch", (id) => con(pr(id).consumerAddr)?.pullMessage(pr(id))),
+      pullResponse: s.defineKind("pullResponse", (id, serial) => con(pr(id).consumerAddr)?.onPullResponse(pr(id), serial)),
+      pullTimeout: s.defineKind("pullTimeout", (id, serial) => con(pr(id).consumerAddr)?.onPullTimeout(pr(id), serial)),
+      offsetIllegalFix: s.defineKind("offsetIllegalFix", (id) => con(pr(id).consumerAddr)?.onOffsetIllegalFix(pr(id))),
+      queryOffsetResponse: s.defineKind("queryOffsetResponse", (c, slot, serial) => con(c)?.rebalance.onQueryAnswer(slot, serial)),
+      heartbeatResponse: s.defineKind("heartbeatResponse", (c) => con(c)?.onHeartbeatResponse()),
+      notifyIdsChanged: s.defineKind("notifyIdsChanged", (c) => con(c)?.rebalance.wakeup()),
+      rebalance: s.defineKind("rebalance", (c) => con(c)?.rebalance.onTimer()),
+      persistAll: s.defineKind("persistAll", (c) => con(c)?.onPersistAll()),
+      heartbeatTimer: s.defineKind("heartbeatTimer", (c) => con(c)?.onHeartbeatTimer()),
+      cleanExpired: s.defineKind("cleanExpired", (c) => con(c)?.onCleanExpired()),
+      consumeDone: s.defineKind("consumeDone", (c, wk) => con(c)?.consumeService.onConsumeDone(wk)),
+      sendBackResponse: s.defineKind("sendBackResponse", (c, wk, ok) => con(c)?.consumeService.onSendBackResponse(wk, ok === 1)),
+      localRetry: s.defineKind("localRetry", (c, t) => con(c)?.consumeService.onLocalRetry(t)),
+      unregister: s.defineKind("unregister", (b, c) => brk(b).onUnregister(c)),
+      channelClosed: s.defineKind("channelClosed", (b, c) => brk(b).onChannelClosed(c)),
+      expiryScan: s.defineKind("expiryScan", (b) => brk(b).onExpiryScan()),
+      offsetFlush: s.defineKind("offsetFlush", (b) => brk(b).onOffsetFlush()),
       sample: -1, // defined by the sampler
     };
   }
@@ -205,7 +295,25 @@ export class World {
 
   // ---------------------------------------------------------------- producers and retention
 
-  private appendProduced(mq: number, bornUs: number, bodyBytes: number, tag: number): void {
+  private appendProduced(mq0: number, bornUs: number, bodyBytes: number, tag: number): void {
+    let mq = mq0;
+    const b0 = this.queues[mq]!.brokerIndex;
+    if (this.brokerWritable[b0] === 0 || this.net.isBrokerDown(b0)) {
+      // The send fails on that broker; the producer's retry picks a queue of another one.
+      const qs = this.topics[this.queues[mq]!.topicIndex]!.queues;
+      const i = qs.indexOf(mq);
+      let found = -1;
+      for (let k = 1; k < qs.length && found < 0; k++) {
+        const cand = qs[(i + k) % qs.length]!;
+        const b = this.queues[cand]!.brokerIndex;
+        if (this.brokerWritable[b] === 1 && !this.net.isBrokerDown(b)) found = cand;
+      }
+      if (found < 0) {
+        this.metrics.produceFailed++;
+        return;
+      }
+      mq = found;
+    }
     const store = this.queues[mq]!;
     const broker = this.brokers[store.brokerIndex]!;
     broker.commitLogTail += broker.storedSize(bodyBytes, store.topic);
@@ -234,30 +342,36 @@ export class World {
     const topic = this.topics[store.topicIndex]!;
     if (topic.modelTopic < 0) return; // retry and DLQ queues keep their messages for the run
     const cutoffUs = this.sched.nowUs - this.model.topics[topic.modelTopic]!.retentionUs;
-    let min = store.minOffset;
+    let min = Math.max(store.minOffset, store.physicalMin); // freed chunks held only settled messages
     const max = store.maxOffset;
-    if (min >= max) return;
-    if (min < store.physicalMin) min = store.physicalMin; // freed chunks held only resolved messages
-    if (store.bornUs(min) >= cutoffUs) {
-      store.minOffset = min;
+    if (min >= max || store.bornUs(min) >= cutoffUs) {
+      if (min > store.minOffset && min <= max) store.minOffset = min;
       return;
     }
+    while (min < max && store.bornUs(min) < cutoffUs) min++;
+    this.deleteUpTo(mq, min);
+  }
+
+  /** Moves minOffset up to `offset`, marking messages no group has settled as lost. */
+  private deleteUpTo(mq: number, offset: number): void {
+    const store = this.queues[mq]!;
+    const topic = this.topics[store.topicIndex]!;
+    if (offset <= store.minOffset) return;
     const groups = this.model.groups.length;
-    while (min < max && store.bornUs(min) < cutoffUs) {
+    for (let o = Math.max(store.minOffset, store.physicalMin); o < offset; o++) {
       for (let g = 0; g < groups; g++) {
         const slot = this.fateSlot[g]![topic.modelTopic]!;
         if (slot < 0) continue;
-        const fate = store.fate(slot, min);
+        const fate = store.fate(slot, o);
         if ((fate & (FATE_CONSUMED_MASK | FATE_LOST | FATE_DLQ | FATE_RETRYING)) !== 0) continue;
         const set = this.tagSets[g]![store.topicIndex]!;
-        if (set !== null && !set.has(store.tag(min))) continue;
-        store.setFate(slot, min, fate | FATE_LOST);
+        if (set !== null && !set.has(store.tag(o))) continue;
+        store.setFate(slot, o, fate | FATE_LOST);
         this.metrics.fates[g]!.lost++;
       }
-      min++;
     }
-    store.minOffset = min;
-    this.trace.emit(this.T.retention, this.sched.nowUs, mq, min);
+    store.minOffset = offset;
+    this.trace.emit(this.T.retention, this.sched.nowUs, mq, offset);
   }
 
   /** searchOffset(timestamp): the first offset born at or after it (minOffset if older than all). */
@@ -373,8 +487,30 @@ export class World {
     return this.brokers[b]!.consumerIdList(group);
   }
 
+  /** The current incarnation at `addr` if it is alive, else null (its events are stale). */
+  live(addr: number): PushConsumer | null {
+    const c = this.consumers[addr % CONSUMER_ADDR_SPAN];
+    return c !== undefined && c.addr === addr && c.alive ? c : null;
+  }
+
+  /** The incarnation at `addr`, alive or not (a request it sent may still be on the wire). */
+  incarnation(addr: number): PushConsumer {
+    return this.incarnations.get(addr)!;
+  }
+
+  /** Replaces a consumer instance with a fresh incarnation (a restarted JVM), not yet started. */
+  reincarnate(index: number, clientId?: string): PushConsumer {
+    const old = this.consumers[index]!;
+    this.retiredRebalanceRuns += old.rebalance.runs;
+    this.retiredRebalanceChanges += old.rebalance.changes;
+    const c = new PushConsumer(index, old.epoch + 1, old.groupModel, old.instance, clientId ?? old.clientId, this);
+    this.consumers[index] = c;
+    this.incarnations.set(c.addr, c);
+    return c;
+  }
+
   newPullRequest(c: PushConsumer, mq: number, pq: ProcessQueue, nextOffset: number): PullRequest {
-    const pr = new PullRequest(this.pullRequests.length, c.index, c.group, mq, pq, nextOffset, c.config.pullBatchSize);
+    const pr = new PullRequest(this.pullRequests.length, c.index, c.addr, c.group, mq, pq, nextOffset, c.config.pullBatchSize);
     this.pullRequests.push(pr);
     return pr;
   }
@@ -397,7 +533,7 @@ export class World {
   }
 
   /** A listener call returned CONSUME_SUCCESS for the message at (mq, offset). */
-  recordConsumed(group: number, mq: number, offset: number): void {
+  recordConsumed(group: number, mq: number, offset: number, consumerAddr: number): void {
     const store = this.queues[mq]!;
     const key = store.originKey(offset);
     const fates = this.metrics.fates[group]!;
@@ -410,6 +546,7 @@ export class World {
       if (fate & FATE_DLQ) fates.dlq--;
     } else {
       fates.duplicates++;
+      this.ownership.duplicate(group, mq, consumerAddr);
     }
     const next = (fate & ~(FATE_CONSUMED_MASK | FATE_LOST | FATE_DLQ)) | Math.min(FATE_CONSUMED_MASK, count + 1);
     this.writeFate(group, key, next);

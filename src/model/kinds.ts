@@ -1,6 +1,11 @@
+// Event kinds and trace record types of the pipeline model. "consumer" in a target means the
+// consumer's address (index + epoch × 2^20), so events of a crashed incarnation are recognised.
 // Event kinds and trace record types of the pipeline model. Kinds are numbers handed out by the
 // scheduler; this module only names them, so every component can refer to `kinds.X`.
 import type { Trace } from "../sim/Trace.ts";
+
+/** A consumer's event address is index + epoch × CONSUMER_ADDR_SPAN. */
+export const CONSUMER_ADDR_SPAN = 1048576;
 
 export interface Kinds {
   // broker side
@@ -16,9 +21,10 @@ export interface Kinds {
   // client side
   consumerStart: number; // target = consumer
   pullDispatch: number; // target = pull request id
-  pullResponse: number; // target = pull request id
+  pullResponse: number; // target = pull request id, a = request serial
+  pullTimeout: number; // target = pull request id, a = request serial
   offsetIllegalFix: number; // target = pull request id
-  queryOffsetResponse: number; // target = consumer, a = slot
+  queryOffsetResponse: number; // target = consumer, a = slot, b = rebalance serial
   heartbeatResponse: number; // target = consumer
   notifyIdsChanged: number; // target = consumer
   rebalance: number; // target = consumer
@@ -28,6 +34,10 @@ export interface Kinds {
   consumeDone: number; // target = consumer, a = worker
   sendBackResponse: number; // target = consumer, a = worker, b = 1 ok / 0 failed
   localRetry: number; // target = consumer, a = retry ticket
+  unregister: number; // target = broker, a = consumer
+  channelClosed: number; // target = broker, a = consumer
+  expiryScan: number; // target = broker
+  offsetFlush: number; // target = broker
   // world
   sample: number;
 }
@@ -52,6 +62,8 @@ export interface TraceTypes {
   thresholdChanged: number;
   retention: number;
   expiredCleaned: number;
+  channelExpired: number;
+  fault: number;
 }
 
 export const FLOW_KIND = { count: 0, size: 1, span: 2, paused: 3 } as const;
@@ -77,6 +89,8 @@ export function defineTraceTypes(trace: Trace): TraceTypes {
     thresholdChanged: trace.defineType("thresholdChanged", ["consumer", "pullThresholdForQueue", "pullThresholdSizeForQueue"]),
     retention: trace.defineType("retention", ["mq", "minOffset"]),
     expiredCleaned: trace.defineType("expiredCleaned", ["mq", "offset", "consumer"]),
+    channelExpired: trace.defineType("channelExpired", ["broker", "consumer"]),
+    fault: trace.defineType("fault", ["index", "phase"]),
   };
 }
 

@@ -10,6 +10,7 @@ import { accountMessages } from "./accounting.ts";
 import { Sampler, type TimeSeries } from "./Sampler.ts";
 import { buildSummary, type Summary } from "./summary.ts";
 import { World, type Marker } from "./World.ts";
+import { FaultPlan } from "../faults/plan.ts";
 
 export interface SimulateOptions {
   /** Override the scenario's seed. */
@@ -54,6 +55,8 @@ export function simulate(scenario: unknown, options: SimulateOptions = {}): RunR
     const next = world.sched.nowUs + model.sampleEveryUs;
     if (next <= model.durationUs) world.sched.scheduleAt(next, world.kinds.sample);
   });
+  const plan = new FaultPlan(world, model.faults);
+  plan.schedule();
   world.start();
   world.sched.scheduleAt(Math.min(model.sampleEveryUs, model.durationUs), world.kinds.sample);
 
@@ -79,7 +82,7 @@ export function simulate(scenario: unknown, options: SimulateOptions = {}): RunR
   world.metrics.endToEndInterval.reset();
   checkInvariants(world);
   const accounts = accountMessages(world);
-  const summary = buildSummary(world, sampler, accounts, complete, stopReason);
+  const summary = buildSummary(world, sampler, accounts, complete, stopReason, plan.records);
   summary.expectations = model.expectations.map((e) => evaluateExpectation(e, { summary, series: sampler.series }));
   return { summary, series: sampler.series, traceHash: world.trace.hash(), trace: world.trace.captured, markers: world.markers, model, world };
 }

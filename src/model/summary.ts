@@ -5,6 +5,7 @@ import { FLOW_KIND } from "./kinds.ts";
 import type { GroupAccount } from "./accounting.ts";
 import { queueLabel, type Sampler } from "./Sampler.ts";
 import type { World } from "./World.ts";
+import type { FaultRecord } from "../faults/plan.ts";
 
 export interface LatencySummary {
   count: number;
@@ -47,6 +48,11 @@ export interface Summary {
   latency: { consumeWait: LatencySummary; consume: LatencySummary; endToEnd: LatencySummary };
   rebalances: number;
   rebalanceChanges: number;
+  /** Moves of a queue to another owner (owner intervals after each queue's first). */
+  ownershipChanges: number;
+  /** Σ over groups × ordinary queues of the seconds with no owner. */
+  orphanQueueSeconds: number;
+  faults: FaultRecord[];
   perQueue: {
     group: string;
     topic: string;
@@ -58,6 +64,10 @@ export interface Summary {
     committedOffset: number;
     nextOffset: number | null;
     cached: number;
+    /** Seconds this group had no owner for the queue. */
+    orphanSeconds: number;
+    /** Who held the queue when, and the duplicates each owner consumed. */
+    ownerHistory: { clientId: string; fromMs: number; toMs: number | null; duplicates: number }[];
   }[];
   perConsumer: {
     clientId: string;
@@ -89,7 +99,7 @@ function latency(h: Histogram): LatencySummary {
   };
 }
 
-export function buildSummary(w: World, sampler: Sampler, accounts: GroupAccount[], complete: boolean, stopReason: string): Summary {
+export function buildSummary(w: World, sampler: Sampler, accounts: GroupAccount[], complete: boolean, stopReason: string, faults: FaultRecord[] = []): Summary {
   const m = w.metrics;
   const final = sampler.gauges();
   const sum = (k: keyof GroupAccount) => accounts.reduce((a, g) => a + (g[k] as number), 0);
@@ -116,10 +126,15 @@ export function buildSummary(w: World, sampler: Sampler, accounts: GroupAccount[
           next = Math.max(next ?? -1, pr.nextOffset);
           cached += pr.pq.msgCount;
         }
+        const history = w.ownership.intervals(grp.index, mq);
         perQueue.push({
           group: grp.name, topic: store.topic, brokerName: store.brokerName, queueId: store.queueId, owner,
           minOffset: store.minOffset, maxOffset: store.maxOffset,
           committedOffset: w.brokers[store.brokerIndex]!.queryOffset(grp.index, mq), nextOffset: next, cached,
+          orphanSeconds: r3(w.ownership.orphanSeconds(grp.index, mq, w.sched.nowUs)),
+          ownerHistory: history.map((iv) => ({
+            clientId: iv.clientId, fromMs: Math.round(iv.fromUs / 1000), toMs: iv.toUs === null ? null : Math.round(iv.toUs / 1000), duplicates: iv.duplicates,
+          })),
         });
       }
     }
@@ -178,8 +193,11 @@ export function buildSummary(w: World, sampler: Sampler, accounts: GroupAccount[
       producedPerSec: { mean: r3(simSec > 0 ? m.producedTotal / simSec : 0), max: seriesMax(cols.producedPerSec) },
     },
     latency: { consumeWait: latency(m.consumeWait), consume: latency(m.consumeTime), endToEnd: latency(m.endToEnd) },
-    rebalances: w.consumers.reduce((a, c) => a + c.rebalance.runs, 0),
-    rebalanceChanges: w.consumers.reduce((a, c) => a + c.rebalance.changes, 0),
+    rebalances: w.consumers.reduce((a, c) => a + c.rebalance.runs, 0) + w.retiredRebalanceRuns,
+    rebalanceChanges: w.consumers.reduce((a, c) => a + c.rebalance.changes, 0) + w.retiredRebalanceChanges,
+    ownershipChanges: w.ownership.changes(),
+    orphanQueueSeconds: r3(perQueue.filter((q) => !q.topic.startsWith("%")).reduce((a, q) => a + q.orphanSeconds, 0)),
+    faults,
     perQueue,
     perConsumer,
     assignment,
@@ -201,6 +219,6 @@ export function emptySummary(): Summary {
     pulls: { found: 0, noNewMsg: 0, noMatchedMsg: 0, offsetIllegal: 0, exception: 0, total: 0 },
     throughput: { consumedPerSec: { mean: 0, max: 0 }, producedPerSec: { mean: 0, max: 0 } },
     latency: { consumeWait: ZERO_LATENCY, consume: ZERO_LATENCY, endToEnd: ZERO_LATENCY },
-    rebalances: 0, rebalanceChanges: 0, perQueue: [], perConsumer: [], assignment: {}, expectations: [],
+    rebalances: 0, rebalanceChanges: 0, ownershipChanges: 0, orphanQueueSeconds: 0, faults: [], perQueue: [], perConsumer: [], assignment: {}, expectations: [],
   };
 }

@@ -137,6 +137,8 @@ export const BROKER_CONSTANTS = Object.freeze({
   HOLD_CHECK_PERIOD_MS: 5000,
   /** Consume-queue unit size, bytes (spec §0.5). */
   CQ_UNIT_SIZE: 20,
+  /** ClientHousekeepingService scan period (§0.5, §13.8). */
+  EXPIRY_SCAN_PERIOD_MS: 10_000,
   /** Cap on bytes in one getMessage result (5.x, spec §13.2). */
   MAX_PULL_MSG_SIZE: 128 * 1024 * 1024,
   /** Bytes a stored message takes besides its body and topic: RocketMQ's fixed header (91) plus a

@@ -501,8 +501,16 @@ describe("normalizeScenario rejects bad input with an InputError naming the fiel
     expect(rejection(scenario((s) => (s.seed = -1))).message).toMatch(/\[0, 4294967295\]/);
   });
 
-  it("a non-empty faults list (fault injection is not available yet)", () => {
-    expect(rejection(scenario((s) => (s.faults = [{ kind: "x" }]))).path).toBe("faults");
+  it("a fault of an unknown kind, listing the kinds", () => {
+    const e = rejection(scenario((s) => (s.faults = [{ kind: "x", at: "1s" }])));
+    expect(e.path).toBe("faults.0.kind");
+    expect(e.message).toMatch(/consumerCrash/);
+  });
+
+  it("a fault whose target names an unknown group", () => {
+    const e = rejection(scenario((s) => (s.faults = [{ kind: "consumerStop", at: "1s", target: "NOPE/0" }])));
+    expect(e.path).toBe("faults.0.target");
+    expect(e.message).toMatch(/unknown group "NOPE"/);
   });
 
   it("expect that is not a list of strings", () => {

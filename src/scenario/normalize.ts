@@ -22,6 +22,8 @@ import type {
 } from "./types.ts";
 import { ExpectError, numericPaths, parseExpectation, type ExpectNames } from "../checks/expect.ts";
 import { emptySummary } from "../model/summary.ts";
+import { instancesNeeded, parseFaults } from "../faults/parse.ts";
+import { makeStrategy, type AllocateSpec } from "../client/allocate/strategies.ts";
 import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "./read.ts";
 
 const TOP_KEYS = [
@@ -70,9 +72,31 @@ export function normalizeScenario(raw: unknown): Model {
   const groups = raw.groups.map((g, i) => normalizeGroup(g, i, topics));
   uniqueNames(groups, "groups");
 
-  if (raw.faults !== undefined && (!Array.isArray(raw.faults) || raw.faults.length > 0)) {
-    throw new InputError("faults", "fault injection is not available yet; leave the list empty");
-  }
+  // Instances a group may ever run (scale faults, named instances) and their client ids.
+  const need = instancesNeeded(raw.faults, groups);
+  let pidNext = 1000;
+  groups.forEach((g, gi) => {
+    g.instancesMax = need[gi]!;
+    const pinned = (raw.groups as Record<string, unknown>[])[gi]!.clientIds;
+    if (pinned !== undefined) {
+      if (!Array.isArray(pinned) || pinned.some((x) => typeof x !== "string" || x === "")) {
+        throw new InputError(`groups.${gi}.clientIds`, "must be a list of non-empty strings, one per instance");
+      }
+      if (pinned.length < g.instancesMax) {
+        throw new InputError(`groups.${gi}.clientIds`, `lists ${pinned.length} ids but the group runs up to ${g.instancesMax} instances`);
+      }
+      g.clientIds = pinned.slice(0, g.instancesMax) as string[];
+    } else {
+      // clientIP@instanceName, one host per instance; the instance name stands for the pid RocketMQ uses.
+      g.clientIds = Array.from({ length: g.instancesMax }, (_, i) => `10.0.${gi}.${i + 1}@${pidNext + i}`);
+    }
+    pidNext += g.instancesMax;
+  });
+  const faults = parseFaults(raw.faults, {
+    groups: groups.map((g) => ({ name: g.name, instances: g.instances })),
+    brokers: brokers.map((b) => b.name),
+    topics: topics.map((t) => ({ name: t.name, brokers: t.brokers, queuesPerBroker: t.queuesPerBroker })),
+  }, need, durationUs);
   let expect: string[] = [];
   if (raw.expect !== undefined) {
     if (!Array.isArray(raw.expect) || raw.expect.some((e) => typeof e !== "string")) {
@@ -90,7 +114,7 @@ export function normalizeScenario(raw: unknown): Model {
     }
   });
   const description = raw.description === undefined ? "" : readString(raw, "description", "description", true);
-  return { name, description, seed, durationUs, sampleEveryUs, profile, latency, brokers, topics, groups, expect, expectations, input };
+  return { name, description, seed, durationUs, sampleEveryUs, profile, latency, brokers, topics, groups, faults, expect, expectations, input };
 }
 
 function uniqueNames(items: { name: string }[], path: string): void {
@@ -223,7 +247,10 @@ function normalizeProduce(raw: unknown, path: string, queueCount: number): { pro
 function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): GroupModel {
   const path = `groups.${index}`;
   if (!isRecord(raw)) throw new InputError(path, "must be an object");
-  checkKeys(raw, ["name", "instances", "subscribe", "consumeFromWhere", "consumeTimestampBefore", "config", "listener", "startAt"], path);
+  checkKeys(raw, ["name", "instances", "clientIds", "allocate", "subscribe", "consumeFromWhere", "consumeTimestampBefore", "config", "listener", "startAt"], path);
+  const allocate = (raw.allocate ?? "AVG") as AllocateSpec;
+  // Validate now; the model builds the strategy with real queue names.
+  makeStrategy<number>(allocate, () => ({ topic: "", brokerName: "", queueId: 0 }), `${path}.allocate`);
   const name = readString(raw, "name", `${path}.name`);
   if (!NAME_RE.test(name) || name === "DEFAULT_CONSUMER") {
     throw new InputError(`${path}.name`, `"${name}" must be 1–127 characters of A–Z a–z 0–9 _ . - and not DEFAULT_CONSUMER`);
@@ -282,7 +309,7 @@ function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): Grou
   return {
     index, name, instances, subscriptions, consumeFromWhere, consumeTimestampBeforeUs, config, consumeTime,
     failureProbability: prob("failureProbability"), poisonFraction: prob("poisonFraction"), hangFraction: prob("hangFraction"),
-    startAtUs,
+    startAtUs, allocate, instancesMax: instances, clientIds: [],
   };
 }
 

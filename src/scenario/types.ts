@@ -2,6 +2,8 @@
 // Durations and sizes in inputs use the kernel's units ("50ms", "1KiB", numbers = ms / bytes);
 // the normalised model holds integers in µs and bytes.
 import type { Expectation } from "../checks/expect.ts";
+import type { AllocateSpec } from "../client/allocate/strategies.ts";
+import type { FaultModel } from "../faults/types.ts";
 import type { Dist } from "../sim/distributions.ts";
 import type { BrokerConfig, ConsumerConfig } from "./defaults.ts";
 
@@ -76,6 +78,10 @@ export interface GroupInput {
   listener?: ListenerInput;
   /** Virtual time at which the instances start (default 0). */
   startAt?: string | number;
+  /** Pinned client ids, one per instance (may repeat: a shared id is a classic misconfiguration). */
+  clientIds?: string[];
+  /** Allocation strategy: "AVG" (default), "AVG_BY_CIRCLE", { "strategy": "CONSISTENT_HASH", "virtualNodes": 3 }, … */
+  allocate?: AllocateSpec;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -92,6 +98,7 @@ export interface Model {
   brokers: BrokerModel[];
   topics: TopicModel[];
   groups: GroupModel[];
+  faults: FaultModel[];
   expect: string[];
   /** `expect`, parsed. */
   expectations: Expectation[];
@@ -149,4 +156,9 @@ export interface GroupModel {
   poisonFraction: number;
   hangFraction: number;
   startAtUs: number;
+  allocate: AllocateSpec;
+  /** Instance slots the group may ever use (≥ instances; scale faults need more). */
+  instancesMax: number;
+  /** Client id of each instance slot. */
+  clientIds: string[];
 }

@@ -1,0 +1,237 @@
+// Parsing and validation of the scenario's `faults` list. Targets:
+//   "G1/2"  instance 2 (0-based) of group G1        "G1/*"  every instance of G1 (up to its maximum)
+//   "G1"    the group (scale, consumeTime, failureProbability)
+//   "broker-a"                                       "TopicTest@broker-a#3"  one queue
+// Link faults name `clients` (instance targets, or "*") and `brokers` (names, or "*").
+import { compileDist } from "../sim/distributions.ts";
+import { InputError } from "../sim/errors.ts";
+import { parseDurationUs } from "../sim/units.ts";
+import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "../scenario/read.ts";
+import { FAULT_KINDS, type FaultModel, type QueueRef } from "./types.ts";
+
+interface GroupInfo {
+  name: string;
+  instances: number;
+}
+interface Ctx {
+  groups: GroupInfo[];
+  brokers: string[];
+  topics: { name: string; brokers: number[]; queuesPerBroker: number }[];
+}
+
+const COMMON = ["kind", "at"];
+const KEYS: Record<(typeof FAULT_KINDS)[number], string[]> = {
+  consumerStart: ["target"],
+  consumerStop: ["target"],
+  consumerCrash: ["target", "mode", "restartAfter"],
+  scale: ["target", "instances"],
+  pause: ["target", "for"],
+  resume: ["target"],
+  duplicateClientId: ["target", "sameAs"],
+  brokerCrash: ["target", "restartAfter"],
+  brokerReadOnly: ["target", "for"],
+  latency: ["clients", "brokers", "for", "extra", "latency"],
+  loss: ["clients", "brokers", "for", "probability"],
+  partition: ["clients", "brokers", "for"],
+  offsetIllegal: ["target", "group", "nextBeginOffset"],
+  truncate: ["target", "offset"],
+  hangMessage: ["target", "duration"],
+  consumeTime: ["target", "for", "consumeTime"],
+  failureProbability: ["target", "for", "probability"],
+};
+
+/** Highest instance count each group needs: its `instances`, scale targets and named instances. */
+export function instancesNeeded(raw: unknown, groups: GroupInfo[]): number[] {
+  const need = groups.map((g) => g.instances);
+  if (!Array.isArray(raw)) return need;
+  for (const f of raw) {
+    if (!isRecord(f)) continue;
+    const gi = groups.findIndex((g) => typeof f.target === "string" && (f.target === g.name || f.target.startsWith(`${g.name}/`)));
+    if (gi < 0) continue;
+    if (f.kind === "scale" && typeof f.instances === "number" && Number.isInteger(f.instances) && f.instances > 0 && f.instances <= 10_000) {
+      need[gi] = Math.max(need[gi]!, f.instances);
+    }
+    const m = typeof f.target === "string" ? /\/(\d+)$/.exec(f.target) : null;
+    if (m && Number(m[1]) < 10_000) need[gi] = Math.max(need[gi]!, Number(m[1]) + 1);
+  }
+  return need;
+}
+
+export function parseFaults(raw: unknown, ctx: Ctx, instancesMax: number[], durationUs: number): FaultModel[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) throw new InputError("faults", "must be a list of fault objects");
+  const slotBase: number[] = [];
+  let acc = 0;
+  for (const n of instancesMax) {
+    slotBase.push(acc);
+    acc += n;
+  }
+  return raw.map((f, index) => {
+    const path = `faults.${index}`;
+    if (!isRecord(f)) throw new InputError(path, "must be an object with at least kind and at");
+    const kind = readEnum(f, "kind", `${path}.kind`, FAULT_KINDS);
+    checkKeys(f, [...COMMON, ...KEYS[kind]], path);
+    const atUs = parseDurationUs(f.at, `${path}.at`);
+    if (atUs > durationUs) throw new InputError(`${path}.at`, `is after the end of the run (${durationUs / 1e6} s)`);
+    const p = new FaultReader(f, path, ctx, instancesMax, slotBase);
+    const base = { index, atUs, label: `${kind} ${describeTarget(f)}` };
+    switch (kind) {
+      case "consumerStart":
+      case "consumerStop":
+      case "resume":
+        return { ...base, kind, consumers: p.instances("target") };
+      case "consumerCrash":
+        return {
+          ...base, kind, consumers: p.instances("target"),
+          mode: f.mode === undefined ? "connectionClosed" : readEnum(f, "mode", `${path}.mode`, ["connectionClosed", "vanished"] as const),
+          restartAfterUs: p.optDuration("restartAfter"),
+        };
+      case "pause":
+        return { ...base, kind, consumers: p.instances("target"), forUs: p.optDuration("for") };
+      case "scale": {
+        const group = p.group("target");
+        return { ...base, kind, group, instances: readInt(f, "instances", `${path}.instances`, 0, 10_000) };
+      }
+      case "duplicateClientId": {
+        const [consumer] = p.instances("target");
+        const [sameAs] = p.instances("sameAs");
+        if (p.instances("target").length !== 1 || p.instances("sameAs").length !== 1) {
+          throw new InputError(path, 'target and sameAs must each name one instance, like "G1/1"');
+        }
+        return { ...base, kind, consumer: consumer!, sameAs: sameAs! };
+      }
+      case "brokerCrash":
+        return { ...base, kind, broker: p.broker("target"), restartAfterUs: p.optDuration("restartAfter") };
+      case "brokerReadOnly":
+        return { ...base, kind, broker: p.broker("target"), forUs: p.optDuration("for") };
+      case "latency": {
+        if ((f.extra === undefined) === (f.latency === undefined)) {
+          throw new InputError(path, 'give exactly one of "extra" (added one-way delay) or "latency" (a distribution)');
+        }
+        return {
+          ...base, kind, clients: p.clients(), brokers: p.brokers(), forUs: p.optDuration("for"),
+          extraUs: f.extra === undefined ? 0 : parseDurationUs(f.extra, `${path}.extra`),
+          latency: f.latency === undefined ? null : compileDist(f.latency, "duration", `${path}.latency`),
+        };
+      }
+      case "loss":
+        return { ...base, kind, clients: p.clients(), brokers: p.brokers(), forUs: p.optDuration("for"), probability: readNumber(f, "probability", `${path}.probability`, 0, 1) };
+      case "partition":
+        return { ...base, kind, clients: p.clients(), brokers: p.brokers(), forUs: p.optDuration("for") };
+      case "offsetIllegal": {
+        const v = f.nextBeginOffset;
+        const next = v === "min" || v === "max" ? v : readInt(f, "nextBeginOffset", `${path}.nextBeginOffset`, 0, 2 ** 31);
+        const groups = f.group === undefined ? ctx.groups.map((_, i) => i) : [p.groupByName("group")];
+        return { ...base, kind, queue: p.queue("target"), groups, nextBeginOffset: next };
+      }
+      case "truncate": {
+        const v = f.offset;
+        return { ...base, kind, queue: p.queue("target"), offset: v === "max" ? "max" : readInt(f, "offset", `${path}.offset`, 0, 2 ** 31) };
+      }
+      case "hangMessage":
+        return { ...base, kind, queue: p.queue("target"), durationUs: f.duration === undefined || f.duration === "forever" ? null : parseDurationUs(f.duration, `${path}.duration`) };
+      case "consumeTime":
+        return { ...base, kind, group: p.group("target"), forUs: p.optDuration("for"), consumeTime: compileDist(f.consumeTime, "duration", `${path}.consumeTime`) };
+      case "failureProbability":
+        return { ...base, kind, group: p.group("target"), forUs: p.optDuration("for"), probability: readNumber(f, "probability", `${path}.probability`, 0, 1) };
+    }
+  });
+}
+
+function describeTarget(f: Record<string, unknown>): string {
+  if (typeof f.target === "string") return f.target;
+  const c = Array.isArray(f.clients) ? f.clients.join(",") : String(f.clients ?? "*");
+  const b = Array.isArray(f.brokers) ? f.brokers.join(",") : String(f.brokers ?? "*");
+  return `${c} ↔ ${b}`;
+}
+
+class FaultReader {
+  constructor(
+    private readonly f: Record<string, unknown>,
+    private readonly path: string,
+    private readonly ctx: Ctx,
+    private readonly instancesMax: number[],
+    private readonly slotBase: number[],
+  ) {}
+
+  optDuration(key: string): number | null {
+    if (this.f[key] === undefined) return null;
+    const us = parseDurationUs(this.f[key], `${this.path}.${key}`);
+    if (us <= 0) throw new InputError(`${this.path}.${key}`, "must be greater than 0");
+    return us;
+  }
+
+  groupByName(key: string): number {
+    const name = readString(this.f, key, `${this.path}.${key}`);
+    const i = this.ctx.groups.findIndex((g) => g.name === name);
+    if (i < 0) throw new InputError(`${this.path}.${key}`, `unknown group "${name}"; groups are: ${this.ctx.groups.map((g) => g.name).join(", ")}`);
+    return i;
+  }
+
+  group(key: string): number {
+    const t = readString(this.f, key, `${this.path}.${key}`);
+    const i = this.ctx.groups.findIndex((g) => g.name === t);
+    if (i < 0) throw new InputError(`${this.path}.${key}`, `"${t}" is not a group; groups are: ${this.ctx.groups.map((g) => g.name).join(", ")}`);
+    return i;
+  }
+
+  /** "G1/2" or "G1/*" (or a list of them) → consumer slots. */
+  instances(key: string, value: unknown = this.f[key]): number[] {
+    const where = `${this.path}.${key}`;
+    if (Array.isArray(value)) return [...new Set(value.flatMap((v) => this.instances(key, v)))];
+    if (typeof value !== "string") throw new InputError(where, `must name instances like "G1/0" or "G1/*", got ${show(value)}`);
+    const m = /^(.+)\/(\d+|\*)$/.exec(value);
+    if (!m) throw new InputError(where, `"${value}" must look like "G1/0" (instance 0 of group G1) or "G1/*"`);
+    const gi = this.ctx.groups.findIndex((g) => g.name === m[1]);
+    if (gi < 0) throw new InputError(where, `unknown group "${m[1]}"; groups are: ${this.ctx.groups.map((g) => g.name).join(", ")}`);
+    const max = this.instancesMax[gi]!;
+    if (m[2] === "*") return Array.from({ length: max }, (_, i) => this.slotBase[gi]! + i);
+    const n = Number(m[2]);
+    if (n >= max) throw new InputError(where, `group ${m[1]} has instances 0–${max - 1}`);
+    return [this.slotBase[gi]! + n];
+  }
+
+  clients(): number[] {
+    const v = this.f.clients;
+    if (v === undefined || v === "*") {
+      const total = this.instancesMax.reduce((a, b) => a + b, 0);
+      return Array.from({ length: total }, (_, i) => i);
+    }
+    return this.instances("clients", v);
+  }
+
+  broker(key: string, value: unknown = this.f[key]): number {
+    const where = `${this.path}.${key}`;
+    if (typeof value !== "string") throw new InputError(where, `must be a broker name, got ${show(value)}`);
+    const i = this.ctx.brokers.indexOf(value);
+    if (i < 0) throw new InputError(where, `unknown broker "${value}"; brokers are: ${this.ctx.brokers.join(", ")}`);
+    return i;
+  }
+
+  brokers(): number[] {
+    const v = this.f.brokers;
+    if (v === undefined || v === "*") return this.ctx.brokers.map((_, i) => i);
+    if (Array.isArray(v)) return [...new Set(v.map((b) => this.broker("brokers", b)))];
+    return [this.broker("brokers", v)];
+  }
+
+  queue(key: string): QueueRef {
+    const where = `${this.path}.${key}`;
+    const t = readString(this.f, key, where);
+    const m = /^(.+)@(.+)#(\d+)$/.exec(t);
+    if (!m) throw new InputError(where, `"${t}" must name a queue like "TopicTest@broker-a#3"`);
+    const topic = this.ctx.topics.findIndex((x) => x.name === m[1]);
+    if (topic < 0) throw new InputError(where, `unknown topic "${m[1]}"; topics are: ${this.ctx.topics.map((x) => x.name).join(", ")}`);
+    const broker = this.ctx.brokers.indexOf(m[2]!);
+    if (broker < 0 || !this.ctx.topics[topic]!.brokers.includes(broker)) {
+      throw new InputError(where, `topic ${m[1]} is not on broker "${m[2]}"`);
+    }
+    const queueId = Number(m[3]);
+    if (queueId >= this.ctx.topics[topic]!.queuesPerBroker) {
+      throw new InputError(where, `topic ${m[1]} has queues 0–${this.ctx.topics[topic]!.queuesPerBroker - 1} per broker`);
+    }
+    return { topic, broker, queueId };
+  }
+}
+
+export { readInt };

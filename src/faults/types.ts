@@ -1,0 +1,43 @@
+// Faults are data: each entry of a scenario's `faults` list, normalised. The plan (plan.ts) schedules
+// them; the model components expose the knobs they turn.
+import type { Dist } from "../sim/distributions.ts";
+
+export type CrashMode = "connectionClosed" | "vanished";
+
+interface Base {
+  /** Position in the scenario's faults list. */
+  index: number;
+  /** Human-readable one-liner for charts and the summary. */
+  label: string;
+  atUs: number;
+}
+
+export type FaultModel =
+  | (Base & { kind: "consumerStart" | "consumerStop" | "resume"; consumers: number[] })
+  | (Base & { kind: "consumerCrash"; consumers: number[]; mode: CrashMode; restartAfterUs: number | null })
+  | (Base & { kind: "pause"; consumers: number[]; forUs: number | null })
+  | (Base & { kind: "scale"; group: number; instances: number })
+  | (Base & { kind: "duplicateClientId"; consumer: number; sameAs: number })
+  | (Base & { kind: "brokerCrash"; broker: number; restartAfterUs: number | null })
+  | (Base & { kind: "brokerReadOnly"; broker: number; forUs: number | null })
+  | (Base & { kind: "latency"; clients: number[]; brokers: number[]; forUs: number | null; extraUs: number; latency: Dist | null })
+  | (Base & { kind: "loss"; clients: number[]; brokers: number[]; forUs: number | null; probability: number })
+  | (Base & { kind: "partition"; clients: number[]; brokers: number[]; forUs: number | null })
+  | (Base & { kind: "offsetIllegal"; queue: QueueRef; groups: number[]; nextBeginOffset: number | "min" | "max" })
+  | (Base & { kind: "truncate"; queue: QueueRef; offset: number | "max" })
+  | (Base & { kind: "hangMessage"; queue: QueueRef; durationUs: number | null })
+  | (Base & { kind: "consumeTime"; group: number; forUs: number | null; consumeTime: Dist })
+  | (Base & { kind: "failureProbability"; group: number; forUs: number | null; probability: number });
+
+/** A queue named as `Topic@broker#queueId`, resolved to model indexes. */
+export interface QueueRef {
+  topic: number;
+  broker: number;
+  queueId: number;
+}
+
+export const FAULT_KINDS = [
+  "consumerStart", "consumerStop", "consumerCrash", "scale", "pause", "resume", "duplicateClientId",
+  "brokerCrash", "brokerReadOnly", "latency", "loss", "partition", "offsetIllegal", "truncate",
+  "hangMessage", "consumeTime", "failureProbability",
+] as const;
