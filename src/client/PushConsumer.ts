@@ -331,6 +331,7 @@ export class PushConsumer {
 
   onOffsetIllegalFix(pr: PullRequest): void {
     const w = this.world;
+    w.skipTo(this.group, pr.mq, pr.nextOffset);
     if (w.model.profile === "5.x") this.offsetStore.updateAndFreezeOffset(pr.mq, pr.nextOffset);
     else this.offsetStore.updateOffset(pr.mq, pr.nextOffset, false);
     w.trace.emit(w.T.offsetUpdate, w.sched.nowUs, pr.mq, this.index, pr.nextOffset, 0);

@@ -352,6 +352,26 @@ export class World {
     this.deleteUpTo(mq, min);
   }
 
+  /**
+   * An OFFSET_ILLEGAL fix moved a group's offset forward to `offset`: messages below it that the group
+   * has not settled will never be pulled again — they are lost too (skipped by the reset).
+   */
+  skipTo(group: number, mq: number, offset: number): void {
+    const store = this.queues[mq]!;
+    const topic = this.topics[store.topicIndex]!;
+    const slot = topic.modelTopic >= 0 ? this.fateSlot[group]![topic.modelTopic]! : -1;
+    if (slot < 0) return;
+    const set = this.tagSets[group]![store.topicIndex]!;
+    const end = Math.min(offset, store.maxOffset);
+    for (let o = Math.max(store.minOffset, store.physicalMin); o < end; o++) {
+      const fate = store.fate(slot, o);
+      if ((fate & (FATE_CONSUMED_MASK | FATE_LOST | FATE_DLQ | FATE_RETRYING)) !== 0) continue;
+      if (set !== null && !set.has(store.tag(o))) continue;
+      store.setFate(slot, o, fate | FATE_LOST);
+      this.metrics.fates[group]!.lost++;
+    }
+  }
+
   /** Moves minOffset up to `offset`, marking messages no group has settled as lost. */
   private deleteUpTo(mq: number, offset: number): void {
     const store = this.queues[mq]!;

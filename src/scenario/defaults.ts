@@ -66,7 +66,9 @@ export const CONSUMER_CONFIG_RANGES: Readonly<Record<keyof ConsumerConfig, reado
   pullThresholdSizeForQueue: [1, 1024],
   pullThresholdForTopic: [-1, 6_553_500],
   pullThresholdSizeForTopic: [-1, 102_400],
-  pullInterval: [0, 65535],
+  // checkConfig allows [0, 65535] at start, but setPullInterval on a running consumer is unchecked;
+  // the model accepts up to an hour so the pull-expiry rescue of a long interval can be shown.
+  pullInterval: [0, 3_600_000],
   consumeMessageBatchMaxSize: [1, 1024],
   pullBatchSize: [1, 1024],
   pullBatchSizeInBytes: [1, 1024 * 1024 * 1024],
