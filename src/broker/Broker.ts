@@ -409,7 +409,11 @@ export class Broker {
 
   private acceptSendBack(group: number, m: MessageAttributes, delayLevel: number, maxReconsumeTimes: number): void {
     const w = this.world;
-    if (this.model.config.retryQueueNums <= 0) return; // SUCCESS without doing anything: the message is gone
+    if (this.model.config.retryQueueNums <= 0) {
+      // SUCCESS without doing anything: the message is gone for good.
+      w.markDropped(group, m.originKey);
+      return;
+    }
     const rt = m.reconsumeTimes;
     const originKey = m.originKey;
     const now = w.sched.nowUs;
@@ -455,7 +459,7 @@ export class Broker {
       this.commitLogTail += this.storedSize(e.bodyBytes, store.topic);
       const offset = store.append(now, this.commitLogTail, e.bodyBytes, e.tag, e.originKey, e.originBornUs, e.reconsumeTimes);
       w.trace.emit(w.T.retryDelivered, now, mq, offset, e.reconsumeTimes, e.group);
-      if (w.heldCount(mq) > 0) this.notifyMessageArriving(mq, store.maxOffset, e.tag);
+      if (w.heldCount(mq) > 0 && this.model.config.longPollingEnable) this.notifyMessageArriving(mq, store.maxOffset, e.tag);
     }
     if (head > 1024 && head * 2 > fifo.length) {
       fifo.splice(0, head);

@@ -13,6 +13,8 @@ export interface ProducedSink {
 export class Producer {
   /** Birth time of the next message, µs; Infinity when the rate is 0 for good. */
   nextArrivalUs = Infinity;
+  /** The unrounded time of the next arrival, µs. */
+  private exactUs = 0;
   private rate = 0;
   private changeIdx = 0;
   private rr = 0;
@@ -50,27 +52,30 @@ export class Producer {
     while (this.nextArrivalUs <= nowUs) {
       const bornUs = this.nextArrivalUs;
       this.sink.appendProduced(this.selectQueue(), bornUs, this.body(), this.tag());
-      this.scheduleFrom(bornUs);
+      this.scheduleFrom(this.exactUs);
     }
   }
 
-  /** Draws the next arrival after `fromUs`, honouring rate changes: a change restarts the draw at
-   * the change time with the new rate (exact for Poisson, which is memoryless; evenly spaced arrivals
-   * restart their spacing on the change). */
+  /**
+   * Draws the next arrival after `fromUs`, honouring rate changes: a change restarts the draw at the
+   * change time with the new rate (exact for Poisson, which is memoryless; evenly spaced arrivals
+   * restart their spacing on the change). The clock runs in fractional µs so rounding never drifts the
+   * rate; only the reported birth time is rounded (several messages may share one µs).
+   */
   private scheduleFrom(fromUs: number): void {
     let t = fromUs;
     for (;;) {
       const change = this.model.rateChanges[this.changeIdx];
       const gap = this.rate > 0 ? this.interArrivalUs() : Infinity;
-      // Keep integer µs; a gap under 1 µs still advances time by at least 1 µs.
-      const next = gap === Infinity ? Infinity : t + Math.max(1, Math.round(gap));
+      const next = t + gap;
       if (change !== undefined && change.atUs <= next) {
         t = Math.max(t, change.atUs);
         this.rate = change.rate;
         this.changeIdx++;
         continue;
       }
-      this.nextArrivalUs = next;
+      this.exactUs = next;
+      this.nextArrivalUs = next === Infinity ? Infinity : Math.round(next);
       return;
     }
   }

@@ -1,19 +1,128 @@
-// The only place that touches argv, the file system, the terminal and process.exit.
-import { Command } from "commander";
+// The argv layer: commander turns the command line into calls of the command functions, and this is
+// the one exit point where errors become exit codes. The only code that touches process globals is
+// realEnv() and main() below.
+import { Command, CommanderError } from "commander";
+import pkg from "../../package.json" with { type: "json" };
+import { realEnv, type CliEnv } from "./env.ts";
+import { EXIT, reportError } from "./errors.ts";
+import { DEFAULT_SCENARIO_DIR, listCommand } from "./listCommand.ts";
+import { DEFAULT_SCENARIO, runCommand, type RunOptions } from "./runCommand.ts";
+import { validateCommand } from "./validateCommand.ts";
 
-export async function main(argv: string[]): Promise<void> {
+const EXIT_HELP = `
+Exit codes:
+  0   success
+  1   the run finished but an "expect" entry of the scenario failed
+  2   bad input: command line, unreadable file, malformed JSON or invalid scenario
+  70  internal error (a bug in rmqsim)
+  74  the report could not be written (the previous report is left untouched)
+  130 run interrupted by Ctrl-C (a partial report with "complete": false was written)`;
+
+const RUN_HELP = `
+Writes summary.json, run.json, timeseries.csv, the charts (*.png) and report.html into the output
+directory (and trace.jsonl with --trace). Files are written to <out>.tmp-<pid> first and renamed over
+the previous report only when all are written.
+
+--set takes a dot path into the scenario JSON; list entries are numbered from 0. The value is parsed
+as JSON if it can be, else taken as a string. The result is validated like the file itself.
+
+Ctrl-C stops the simulation at the next slice of virtual time and writes a partial report
+("complete": false, exit code 130); a second Ctrl-C quits at once without a report.
+
+Only the last key of a --set path may be new; to add an object, set it whole:
+  --set 'groups.0.listener={"consumeTime":"20ms"}'
+
+Examples:
+  $ rmqsim run scenarios/hung-message.json --duration 2m
+  $ rmqsim run scenarios/count-flow-control.json --set groups.0.config.pullThresholdForQueue=200
+  $ rmqsim run --set topics.0.produce.rate=5000 --seed 7 --json > summary.json`;
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** Builds the command tree; each action stores its command's exit code in `result.code`. */
+function buildProgram(env: CliEnv, result: { code: number }): Command {
   const program = new Command();
   program
     .name("rmqsim")
     .description("Deterministic discrete-event simulator of the Apache RocketMQ push-consumer pipeline")
-    .version("0.1.0");
+    .version(pkg.version, "-V, --version", "print the version")
+    .helpOption("-h, --help", "show help")
+    .helpCommand("help [command]", "show help for a command")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => env.stdout.write(text),
+      writeErr: (text) => env.stderr.write(text),
+      // One line, in the same "rmqsim: ..." form as every other error.
+      outputError: (text, write) => write(`rmqsim: ${text.replace(/^error: /, "").trim().replace(/\n+/g, " ")}\n`),
+    })
+    .addHelpText("after", EXIT_HELP);
+
   program
     .command("run")
-    .description("run a scenario (not implemented yet: the model is being built)")
-    .argument("[scenario]", "scenario file", "scenarios/default.json")
-    .action(() => {
-      process.stderr.write("rmqsim run: the pipeline model is not implemented yet\n");
-      process.exitCode = 2;
+    .description("simulate a scenario and write its report")
+    .argument("[scenario]", "scenario file", DEFAULT_SCENARIO)
+    .option("--seed <n>", "root seed, a whole number from 0 to 4294967295 (overrides the scenario's seed)")
+    .option("--out <dir>", "report directory (default: reports/<scenario name>)")
+    .option("--duration <d>", "virtual time to simulate, e.g. 30s, 10m, 2h (overrides the scenario's duration)")
+    .option("--set <path=value>", "override one scenario field, e.g. groups.0.config.pullBatchSize=64 (repeatable)", collect)
+    .option("--json", "print summary.json to stdout instead of the summary table")
+    .option("-q, --quiet", "print nothing but errors (no table, no progress)")
+    .option("--no-charts", "skip the PNG charts (faster; report.html then has no images)")
+    .option("--trace", "also write trace.jsonl: every trace record, one JSON object per line")
+    .option("--progress", "show progress on stderr even when stderr is not a terminal (one line every 5 s)")
+    .addHelpText("after", RUN_HELP + "\n" + EXIT_HELP)
+    .action(async (scenario: string, opts: Partial<Omit<RunOptions, "scenario">>) => {
+      const options: RunOptions = {
+        scenario,
+        set: opts.set ?? [],
+        json: opts.json === true,
+        quiet: opts.quiet === true,
+        charts: opts.charts !== false,
+        trace: opts.trace === true,
+        progress: opts.progress === true,
+        ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+        ...(opts.out !== undefined ? { out: opts.out } : {}),
+        ...(opts.duration !== undefined ? { duration: opts.duration } : {}),
+      };
+      result.code = await runCommand(options, env);
     });
-  await program.parseAsync(argv);
+
+  program
+    .command("validate")
+    .description("check scenario files without running them (exit 2 if any is invalid; a JSON Schema such as scenarios/schema.json is skipped)")
+    .argument("<files...>", "scenario files")
+    .option("--json", "print the verdicts as JSON on stdout")
+    .action(async (files: string[], opts: { json?: boolean }) => {
+      result.code = await validateCommand(files, { json: opts.json === true }, env);
+    });
+
+  program
+    .command("list")
+    .description("list the scenarios in a directory: name and the first sentence of the description of each .json file but schema.json")
+    .argument("[dir]", "directory", DEFAULT_SCENARIO_DIR)
+    .option("--json", "print the list as JSON on stdout")
+    .action(async (dir: string, opts: { json?: boolean }) => {
+      result.code = await listCommand(dir, { json: opts.json === true }, env);
+    });
+  return program;
+}
+
+/** Runs the CLI on `argv` (as process.argv: node, script, args...) and returns the exit code. */
+export async function cli(argv: readonly string[], env: CliEnv): Promise<number> {
+  const result = { code: EXIT.ok as number };
+  try {
+    await buildProgram(env, result).parseAsync([...argv], { from: "node" });
+    return result.code;
+  } catch (error) {
+    // Commander has already printed its message (help, version, or a usage error) through outputError.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.badInput;
+    return reportError(error, (text) => env.stderr.write(text));
+  }
+}
+
+export async function main(argv: readonly string[] = process.argv): Promise<void> {
+  // exitCode rather than exit(): stdout may be a pipe still draining a large summary.json.
+  process.exitCode = await cli(argv, realEnv());
 }

@@ -420,7 +420,9 @@ export class World {
       if (this.notifiedUpTo[pr.mq]! < store.maxOffset) this.notifiedUpTo[pr.mq] = store.maxOffset;
     }
     list.push(pr);
-    this.armArrival(this.queues[pr.mq]!.topicIndex);
+    // Arrivals wake held pulls only with long polling on (§13.4); short polling waits for its tick.
+    const store = this.queues[pr.mq]!;
+    if (this.brokers[store.brokerIndex]!.model.config.longPollingEnable) this.armArrival(store.topicIndex);
   }
 
   heldCount(mq: number): number {
@@ -578,6 +580,14 @@ export class World {
     const fate = this.readFate(group, originKey);
     if (fate & FATE_CONSUMED_MASK) return;
     this.writeFate(group, originKey, fate | FATE_RETRYING);
+  }
+
+  /** The broker discarded a sent-back message (retryQueueNums 0): it counts as lost. */
+  markDropped(group: number, originKey: number): void {
+    const fate = this.readFate(group, originKey);
+    if (fate & (FATE_CONSUMED_MASK | FATE_DLQ | FATE_LOST)) return;
+    this.writeFate(group, originKey, fate | FATE_LOST);
+    this.metrics.fates[group]!.lost++;
   }
 
   markDlq(group: number, originKey: number): void {

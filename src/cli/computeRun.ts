@@ -1,0 +1,122 @@
+// The compute half of `rmqsim run`: simulate, then render every report file in memory. No file
+// system, no terminal: it runs inside the simulation worker in production and inline in tests, with
+// the same code either way, and hands back a Map of file name → content for the CLI to write.
+import type { RunResult, SimulateOptions } from "../model/simulate.ts";
+import type { Summary } from "../model/summary.ts";
+
+/** What to run; plain data so it can cross into a worker thread. */
+export interface RunRequest {
+  /** The raw scenario JSON with --set / --seed / --duration already applied. */
+  scenario: unknown;
+  /** Capture every trace record and write trace.jsonl. */
+  trace: boolean;
+  /** Render the PNG charts (off: summary, CSV and HTML only). */
+  charts: boolean;
+  /** Wall-clock start, ISO 8601, for run.json. */
+  startedAt: string;
+}
+
+/** Wall-clock facts about one run: written to run.json, never into summary.json. */
+export interface RunInfo {
+  startedAt: string;
+  /** Wall time spent simulating, ms (rendering excluded). */
+  wallMs: number;
+  simulatedMs: number;
+  events: number;
+  eventsPerSec: number;
+  /** Simulated time per wall time. */
+  speedup: number;
+  node: string;
+  complete: boolean;
+  stopReason: string;
+}
+
+export interface RunOutput {
+  summary: Summary;
+  run: RunInfo;
+  /** Report files by name, summary.json and run.json included. */
+  files: Map<string, Uint8Array | string>;
+  warnings: string[];
+}
+
+export interface Progress {
+  simulatedUs: number;
+  totalUs: number;
+  events: number;
+  /** Wall time since the simulation started, ms. */
+  wallMs: number;
+}
+
+export type SimulateFn = (scenario: unknown, options?: SimulateOptions) => RunResult;
+export type RenderFn = (
+  result: RunResult,
+  options: { charts: boolean; traceJsonl?: string; runJson?: object },
+) => Promise<Map<string, Uint8Array | string>>;
+
+export interface ComputeDeps {
+  simulate: SimulateFn;
+  render: RenderFn;
+  /** Monotonic wall clock, ms. */
+  nowMs: () => number;
+  nodeVersion: string;
+}
+
+export interface ComputeControl {
+  /** Polled between slices of virtual time; true stops the run, which then reports complete: false. */
+  shouldStop: () => boolean;
+  onProgress: (progress: Progress) => void;
+}
+
+export async function computeRun(request: RunRequest, deps: ComputeDeps, control: ComputeControl): Promise<RunOutput> {
+  const started = deps.nowMs();
+  const result = deps.simulate(request.scenario, {
+    ...(request.trace ? { captureTrace: () => () => true } : {}),
+    onProgress: (simulatedUs, totalUs, events) => {
+      control.onProgress({ simulatedUs, totalUs, events, wallMs: deps.nowMs() - started });
+      return !control.shouldStop();
+    },
+  });
+  const wallMs = deps.nowMs() - started;
+  const summary = result.summary;
+  const run = runInfo(request.startedAt, wallMs, summary, deps.nodeVersion);
+  const warnings: string[] = [];
+  if (request.trace && result.world?.trace.capturedTruncated) {
+    warnings.push(`trace.jsonl holds only the first ${result.trace.length} records; the rest were not captured`);
+  }
+  const traceJsonl = request.trace ? toJsonl(result.trace) : undefined;
+  const rendered = await deps.render(result, {
+    charts: request.charts,
+    ...(traceJsonl !== undefined ? { traceJsonl } : {}),
+    runJson: run,
+  });
+  const files = new Map(rendered);
+  // The renderer owns the report's files; these two are ours, so add them if it did not.
+  if (!files.has("summary.json")) files.set("summary.json", `${JSON.stringify(summary, null, 2)}\n`);
+  if (traceJsonl !== undefined && !files.has("trace.jsonl")) files.set("trace.jsonl", traceJsonl);
+  files.set("run.json", `${JSON.stringify(run, null, 2)}\n`);
+  return { summary, run, files, warnings };
+}
+
+function runInfo(startedAt: string, wallMs: number, summary: Summary, node: string): RunInfo {
+  const wallSec = Math.max(wallMs, 1e-3) / 1000;
+  return {
+    startedAt,
+    wallMs: round1(wallMs),
+    simulatedMs: summary.simulatedMs,
+    events: summary.events,
+    eventsPerSec: Math.round(summary.events / wallSec),
+    speedup: round1(summary.simulatedMs / 1000 / wallSec),
+    node,
+    complete: summary.complete,
+    stopReason: summary.stopReason,
+  };
+}
+
+/** One JSON object per line, newline-terminated. */
+export function toJsonl(records: readonly object[]): string {
+  let out = "";
+  for (const r of records) out += `${JSON.stringify(r)}\n`;
+  return out;
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;

@@ -1,0 +1,91 @@
+// Everything the commands take from the outside world, as one injectable object: file system,
+// terminal, clocks, signals, process exit and the simulation engine. `realEnv` wires the real ones;
+// tests hand the commands fakes instead, so no command reaches for a global.
+import * as fsp from "node:fs/promises";
+import { rmSync } from "node:fs";
+import type { RunEngine } from "./engine.ts";
+import { workerEngine } from "./workerEngine.ts";
+
+export interface TextOut {
+  write(text: string): void;
+}
+
+export interface TermOut extends TextOut {
+  /** True when the stream is an interactive terminal (progress bars are drawn only then). */
+  isTTY: boolean;
+  /** Terminal width in characters, when known. */
+  columns?: number;
+}
+
+/** The file operations the CLI needs; paths are absolute. */
+export interface CliFs {
+  readText(file: string): Promise<string>;
+  /** Entry names of a directory, unsorted. */
+  readDir(dir: string): Promise<string[]>;
+  kind(path: string): Promise<"file" | "dir" | "missing" | "other">;
+  /** Creates a directory and its missing parents. */
+  mkdir(dir: string): Promise<void>;
+  writeFile(file: string, data: Uint8Array | string): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  /** Removes a file or a directory tree; no error if it does not exist. */
+  remove(path: string): Promise<void>;
+  /** As remove, synchronously: for the second Ctrl-C, which exits before any promise settles. */
+  removeSync(path: string): void;
+}
+
+export interface CliEnv {
+  cwd: string;
+  pid: number;
+  stdout: TextOut;
+  stderr: TermOut;
+  fs: CliFs;
+  engine: RunEngine;
+  /** Wall-clock time, for run.json's startedAt. */
+  now: () => Date;
+  /** Registers a Ctrl-C handler; returns a function that removes it. */
+  onInterrupt: (handler: () => void) => () => void;
+  /** Ends the process at once with `code` (the second Ctrl-C). */
+  exitNow: (code: number) => void;
+}
+
+export const nodeFs: CliFs = {
+  readText: (file) => fsp.readFile(file, "utf8"),
+  readDir: (dir) => fsp.readdir(dir),
+  kind: async (path) => {
+    try {
+      const st = await fsp.stat(path);
+      return st.isDirectory() ? "dir" : st.isFile() ? "file" : "other";
+    } catch (error) {
+      if ((error as { code?: unknown }).code === "ENOENT") return "missing";
+      throw error;
+    }
+  },
+  mkdir: async (dir) => {
+    await fsp.mkdir(dir, { recursive: true });
+  },
+  writeFile: (file, data) => fsp.writeFile(file, data),
+  rename: (from, to) => fsp.rename(from, to),
+  remove: (path) => fsp.rm(path, { recursive: true, force: true }),
+  removeSync: (path) => rmSync(path, { recursive: true, force: true }),
+};
+
+export function realEnv(): CliEnv {
+  return {
+    cwd: process.cwd(),
+    pid: process.pid,
+    stdout: { write: (text) => void process.stdout.write(text) },
+    stderr: {
+      write: (text) => void process.stderr.write(text),
+      isTTY: process.stderr.isTTY === true,
+      ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
+    },
+    fs: nodeFs,
+    engine: workerEngine(),
+    now: () => new Date(),
+    onInterrupt: (handler) => {
+      process.on("SIGINT", handler);
+      return () => void process.off("SIGINT", handler);
+    },
+    exitNow: (code) => process.exit(code),
+  };
+}

@@ -1,0 +1,27 @@
+// Messages between the CLI thread and the simulation worker; plain data (structured clone).
+import { InputError } from "../sim/errors.ts";
+import type { Progress, RunOutput, RunRequest } from "./computeRun.ts";
+import { InternalError } from "./errors.ts";
+
+export interface WorkerData {
+  request: RunRequest;
+  /** Int32Array[1] over this buffer: 0 = keep going, 1 = stop at the next slice. */
+  stop: SharedArrayBuffer;
+}
+
+export type SerialError = { kind: "input"; path: string; reason: string } | { kind: "internal"; message: string; stack?: string };
+
+export type WorkerMessage =
+  | { type: "progress"; progress: Progress }
+  | { type: "done"; output: RunOutput }
+  | { type: "error"; error: SerialError };
+
+export function serialiseError(error: unknown): SerialError {
+  if (error instanceof InputError) return { kind: "input", path: error.path, reason: error.reason };
+  if (error instanceof Error) return { kind: "internal", message: error.message, ...(error.stack ? { stack: error.stack } : {}) };
+  return { kind: "internal", message: String(error) };
+}
+
+export function reviveError(error: SerialError): Error {
+  return error.kind === "input" ? new InputError(error.path, error.reason) : new InternalError(error.message, error.stack);
+}
