@@ -29,8 +29,8 @@ as JSON if it can be, else taken as a string. The result is validated like the f
 Ctrl-C stops the simulation at the next slice of virtual time and writes a partial report
 ("complete": false, exit code 130); a second Ctrl-C quits at once without a report.
 
-Only the last key of a --set path may be new; to add an object, set it whole:
-  --set 'groups.0.listener={"consumeTime":"20ms"}'
+Objects missing on the way are created (groups.0.config.pullThresholdForQueue=200 works on a group
+without a config); a whole object can be set too: --set 'groups.0.listener={"consumeTime":"20ms"}'
 
 Examples:
   $ rmqsim run scenarios/hung-message.json --duration 2m
