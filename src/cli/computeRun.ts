@@ -14,6 +14,8 @@ export interface RunRequest {
   charts: boolean;
   /** Wall-clock start, ISO 8601, for run.json. */
   startedAt: string;
+  /** false: summary only, no rendering (rmqsim check). Default true. */
+  report?: boolean;
 }
 
 /** Wall-clock facts about one run: written to run.json, never into summary.json. */
@@ -84,6 +86,9 @@ export async function computeRun(request: RunRequest, deps: ComputeDeps, control
     warnings.push(`trace.jsonl holds only the first ${result.trace.length} records; the rest were not captured`);
   }
   const traceJsonl = request.trace ? toJsonl(result.trace) : undefined;
+  if (request.report === false) {
+    return { summary, run, files: new Map([["summary.json", `${JSON.stringify(summary, null, 2)}\n`]]), warnings };
+  }
   const rendered = await deps.render(result, {
     charts: request.charts,
     ...(traceJsonl !== undefined ? { traceJsonl } : {}),

@@ -4,10 +4,12 @@
 import { Command, CommanderError } from "commander";
 import pkg from "../../package.json" with { type: "json" };
 import { realEnv, type CliEnv } from "./env.ts";
-import { EXIT, reportError } from "./errors.ts";
+import { BadInputError, EXIT, reportError } from "./errors.ts";
 import { DEFAULT_SCENARIO_DIR, listCommand } from "./listCommand.ts";
 import { DEFAULT_SCENARIO, runCommand, type RunOptions } from "./runCommand.ts";
 import { validateCommand } from "./validateCommand.ts";
+import { checkCommand } from "./checkCommand.ts";
+import { compareCommand } from "./compareCommand.ts";
 
 const EXIT_HELP = `
 Exit codes:
@@ -36,6 +38,22 @@ Examples:
   $ rmqsim run scenarios/hung-message.json --duration 2m
   $ rmqsim run scenarios/count-flow-control.json --set groups.0.config.pullThresholdForQueue=200
   $ rmqsim run --set topics.0.produce.rate=5000 --seed 7 --json > summary.json`;
+
+const CHECK_HELP = `
+Each expectation prints as ✓ or ✗ with the figures it rests on; a failing run prints the exact
+command that reproduces it. Runs go to worker threads; results are identical to a serial run.
+
+Examples:
+  $ rmqsim check scenarios/ --determinism
+  $ rmqsim check scenarios/count-flow-control.json --seeds 5 --junit reports/junit.xml
+  $ rmqsim check scenarios/ --baseline ci/baselines --update-baseline
+  $ rmqsim check scenarios/ --baseline ci/baselines --tolerance 5% --tolerance-for latency=20%`;
+
+function parseWorkers(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new BadInputError("--workers", `must be a whole number from 1 to 64, got "${text}"`);
+  return n;
+}
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -87,6 +105,46 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
         ...(opts.duration !== undefined ? { duration: opts.duration } : {}),
       };
       result.code = await runCommand(options, env);
+    });
+
+  program
+    .command("check")
+    .description("run scenarios and check their expectations (exit 1 if any fails)")
+    .argument("<paths...>", "scenario files or directories of them")
+    .option("--seeds <n>", "check each scenario under n seeds: its own, then seed+1, … (all must pass)", "1")
+    .option("--junit <file>", "also write JUnit XML, one testcase per expectation")
+    .option("--baseline <dir>", "compare each run's summary with <dir>/<name>.seed-<seed>.summary.json")
+    .option("--update-baseline", "write the baselines instead of comparing")
+    .option("--tolerance <t>", "allowed drift from the baseline: 5% (relative) or 10 (absolute)", "5%")
+    .option("--tolerance-for <path=t>", "tolerance for one summary key or prefix, e.g. latency=20% (repeatable)", collect)
+    .option("--determinism", "run each scenario twice and fail if the trace hashes or summaries differ")
+    .option("--workers <n>", "worker threads (default: the number of cores)")
+    .option("--json", "print the results as JSON")
+    .addHelpText("after", CHECK_HELP + "\n" + EXIT_HELP)
+    .action(async (paths: string[], opts: Record<string, unknown>) => {
+      result.code = await checkCommand({
+        targets: paths,
+        seeds: Number(opts.seeds),
+        tolerance: String(opts.tolerance),
+        toleranceFor: (opts.toleranceFor as string[] | undefined) ?? [],
+        updateBaseline: opts.updateBaseline === true,
+        determinism: opts.determinism === true,
+        json: opts.json === true,
+        ...(opts.junit !== undefined ? { junit: String(opts.junit) } : {}),
+        ...(opts.baseline !== undefined ? { baseline: String(opts.baseline) } : {}),
+        ...(opts.workers !== undefined ? { workers: parseWorkers(String(opts.workers)) } : {}),
+      }, env);
+    });
+
+  program
+    .command("compare")
+    .description("compare two reports' summaries within a tolerance (exit 1 on drift)")
+    .argument("<a>", "report directory or summary.json (the reference)")
+    .argument("<b>", "report directory or summary.json")
+    .option("--tolerance <t>", "allowed drift: 5% (relative) or 10 (absolute)", "5%")
+    .option("--tolerance-for <path=t>", "tolerance for one summary key or prefix (repeatable)", collect)
+    .action(async (a: string, b: string, opts: Record<string, unknown>) => {
+      result.code = await compareCommand(a, b, { tolerance: String(opts.tolerance), toleranceFor: (opts.toleranceFor as string[] | undefined) ?? [] }, env);
     });
 
   program

@@ -25,6 +25,8 @@ export interface SimulateOptions {
   onProgress?: (simulatedUs: number, totalUs: number, events: number) => boolean | void;
   /** Virtual time per slice between onProgress calls, µs (default: one sample interval). */
   sliceUs?: number;
+  /** Called once the world is built, before anything runs: tests use it to inject mutants. */
+  configure?: (w: World) => void;
 }
 
 export interface RunResult {
@@ -49,6 +51,7 @@ export function simulate(scenario: unknown, options: SimulateOptions = {}): RunR
   };
   const world = new World(model, { maxEvents: options.maxEvents ?? SCENARIO_DEFAULTS.maxEvents });
   if (options.captureTrace) world.trace.setCapture(options.captureTrace(world));
+  options.configure?.(world);
   const sampler = new Sampler(world);
   world.kinds.sample = world.sched.defineKind("sample", () => {
     sampler.sample();
