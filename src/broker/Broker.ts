@@ -102,9 +102,11 @@ export class Broker {
     const versions = this.subVersions.get(pr.group);
     const brokerSubVersion = versions?.get(store.topicIndex);
     let code: ResponseCode;
-    if (brokerSubVersion === undefined) {
+    // With the SUBSCRIPTION bit the broker parses the request's expression and neither needs the
+    // group's heartbeat nor compares versions (§13.1 step 6).
+    if (!pr.reqHasSubscription && brokerSubVersion === undefined) {
       code = ResponseCode.SUBSCRIPTION_NOT_EXIST;
-    } else if (brokerSubVersion < pr.reqSubVersion) {
+    } else if (!pr.reqHasSubscription && brokerSubVersion! < pr.reqSubVersion) {
       code = ResponseCode.SUBSCRIPTION_NOT_LATEST;
     } else if (this.pendingOffsetMoved.size > 0 && this.pendingOffsetMoved.has(offsetKey(pr.group, pr.mq))) {
       // An injected offsetIllegal fault, answered like a 5.x server-side reset (§13.1 step 8).

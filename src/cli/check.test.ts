@@ -12,7 +12,7 @@ import { fakeEnv, run, tempDir, TINY_SCENARIO, writeScenario } from "./testEnv.t
 const SCENARIOS = join(import.meta.dirname, "../../scenarios");
 
 /** The tiny scenario with expectations; `fail` adds one that cannot hold. */
-function tinyWith(expect: string[]): unknown {
+function tinyWith(expect: string[]): Record<string, unknown> {
   return { ...TINY_SCENARIO, expect };
 }
 

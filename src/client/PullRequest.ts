@@ -15,6 +15,8 @@ export class PullRequest {
   reqCommitOffset = -1;
   reqSubVersion = 0;
   reqSuspendTimeoutMs = 0;
+  /** SUBSCRIPTION flag: the expression travels with the pull (postSubscriptionWhenPull, §2.2). */
+  reqHasSubscription = false;
   /** Virtual time the RPC was sent (for pull round-trip figures). */
   reqSentUs = 0;
   /** True from sending the RPC until its response is handled. */

@@ -233,6 +233,7 @@ export class PushConsumer {
     pr.reqCommitOffset = commit > 0 ? commit : -1; // an in-memory 0 is not piggy-backed
     pr.reqSubVersion = this.subVersionOf(topic);
     pr.reqSuspendTimeoutMs = CLIENT_CONSTANTS.BROKER_SUSPEND_MAX_TIME_MILLIS;
+    pr.reqHasSubscription = this.config.postSubscriptionWhenPull;
     pr.reqSentUs = now;
     const broker = w.queues[pr.mq]!.brokerIndex;
     if (w.net.isBrokerDown(broker)) {
