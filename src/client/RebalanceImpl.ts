@@ -190,7 +190,7 @@ export class RebalanceImpl {
       this.messageQueueChanged(topic);
     }
     // balanced = (allocated set == working set of non-dropped queues of this topic)
-    const working = this.queuesOfTopic(topic);
+    const working = this.queuesOfTopic(topic).filter((mq) => !this.table.get(mq)!.dropped);
     if (working.length !== this.allocated.size || working.some((mq) => !this.allocated.has(mq))) this.balanced = false;
     this.nextTopic();
   }
