@@ -5,7 +5,8 @@ import { basename, join, resolve } from "node:path";
 import { availableParallelism } from "node:os";
 import { normalizeScenario } from "../scenario/normalize.ts";
 import type { Summary } from "../model/summary.ts";
-import { compareSummaries, formatDrift, parseTolerance, type Tolerance } from "../checks/baseline.ts";
+import { compareSummaries, formatDrift, type Tolerance } from "../checks/baseline.ts";
+import { toleranceOptions } from "./compareCommand.ts";
 import { toJUnitXml, type CheckSuite } from "../checks/junit.ts";
 import type { CliEnv } from "./env.ts";
 import { BadInputError, EXIT, inFile } from "./errors.ts";
@@ -52,13 +53,7 @@ export async function checkCommand(options: CheckOptions, env: CliEnv): Promise<
   if (!Number.isInteger(options.seeds) || options.seeds < 1 || options.seeds > 1000) {
     throw new BadInputError("--seeds", `must be a whole number from 1 to 1000, got ${options.seeds}`);
   }
-  const tolerance = parseTol(options.tolerance, "--tolerance");
-  const overrides: Record<string, Tolerance> = {};
-  for (const t of options.toleranceFor) {
-    const i = t.indexOf("=");
-    if (i <= 0) throw new BadInputError("--tolerance-for", `"${t}" must look like latency.endToEnd.p99Ms=10%`);
-    overrides[t.slice(0, i)] = parseTol(t.slice(i + 1), "--tolerance-for");
-  }
+  const { tolerance, overrides } = toleranceOptions(options.tolerance, options.toleranceFor);
   // Read and validate everything first: bad input stops the check before any run.
   const jobs: Job[] = [];
   for (const file of files) {
@@ -98,14 +93,6 @@ export async function checkCommand(options: CheckOptions, env: CliEnv): Promise<
     await env.fs.rename(`${target}.tmp-${env.pid}`, target);
   }
   return failed ? EXIT.expectationsFailed : EXIT.ok;
-}
-
-function parseTol(text: string, where: string): Tolerance {
-  try {
-    return parseTolerance(text);
-  } catch (error) {
-    throw new BadInputError(where, (error as Error).message);
-  }
 }
 
 /** Files given, and the .json scenarios (not JSON Schemas) inside directories given, sorted. */
