@@ -34,8 +34,9 @@ export interface TimeSeries {
   columns: Record<SeriesColumn, number[]>;
   /** Per ordinary queue: label and cached messages per sample (Σ over every ProcessQueue of it). */
   perQueue: { label: string; cached: number[] }[];
-  /** Per consumer instance: client id and cached bytes per sample. */
-  perConsumer: { clientId: string; cachedBytes: number[] }[];
+  /** Per consumer instance (slot): client id, and per sample its cached bytes (its heap share), the
+   * ProcessQueues it holds, and its busy consume workers (pool saturation). */
+  perConsumer: { clientId: string; cachedBytes: number[]; queues: number[]; poolBusy: number[] }[];
 }
 
 /** Instantaneous figures, also used for the summary's final values. */
@@ -83,7 +84,7 @@ export class Sampler {
     this.series = {
       columns: cols,
       perQueue: this.ordinaryQueues.map((q) => ({ label: queueLabel(w, q), cached: [] })),
-      perConsumer: w.consumers.map((c) => ({ clientId: c.clientId, cachedBytes: [] })),
+      perConsumer: w.consumers.map((c) => ({ clientId: c.clientId, cachedBytes: [], queues: [], poolBusy: [] })),
     };
     this.nextOffsetMax = new Float64Array(w.model.groups.length * w.queues.length);
     this.cachedByQueue = new Float64Array(w.queues.length);
@@ -119,7 +120,12 @@ export class Sampler {
       if (g[k] > this.max[k]) this.max[k] = g[k];
     }
     this.ordinaryQueues.forEach((q, i) => this.series.perQueue[i]!.cached.push(this.cachedByQueue[q]!));
-    w.consumers.forEach((c, i) => this.series.perConsumer[i]!.cachedBytes.push(consumerBytes(c.rebalance.processQueues())));
+    w.consumers.forEach((c, i) => {
+      const row = this.series.perConsumer[i]!;
+      row.cachedBytes.push(consumerBytes(c.rebalance.processQueues()));
+      row.queues.push(c.rebalance.queueCount);
+      row.poolBusy.push(c.consumeService.busyWorkers);
+    });
     this.lastUs = now;
     this.lastProduced = m.producedTotal;
     this.lastConsumed = consumedOk;

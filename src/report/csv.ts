@@ -26,6 +26,8 @@ export function timeSeriesHeader(series: TimeSeries): string[] {
     ...SERIES_COLUMNS,
     ...series.perQueue.map((q) => `cached:${q.label}`),
     ...series.perConsumer.map((c) => `cachedBytes:${c.clientId}`),
+    ...series.perConsumer.map((c) => `queues:${c.clientId}`),
+    ...series.perConsumer.map((c) => `poolBusy:${c.clientId}`),
   ];
 }
 
@@ -34,6 +36,8 @@ export function renderTimeSeriesCsv(series: TimeSeries): string {
     ...SERIES_COLUMNS.map((c) => series.columns[c]),
     ...series.perQueue.map((q) => q.cached),
     ...series.perConsumer.map((c) => c.cachedBytes),
+    ...series.perConsumer.map((c) => c.queues),
+    ...series.perConsumer.map((c) => c.poolBusy),
   ];
   const rows = series.columns.tSec.length;
   const lines = [timeSeriesHeader(series).map(field).join(",")];

@@ -53,6 +53,8 @@ describe("renderReport: files", () => {
       ...SERIES_COLUMNS,
       "cached:TopicTest@broker-a#0", "cached:TopicTest@broker-a#1", "cached:TopicTest@broker-a#2", "cached:TopicTest@broker-a#3",
       ...result.series.perConsumer.map((c) => `cachedBytes:${c.clientId}`),
+      ...result.series.perConsumer.map((c) => `queues:${c.clientId}`),
+      ...result.series.perConsumer.map((c) => `poolBusy:${c.clientId}`),
     ]);
     expect(lines.length - 1).toBe(result.series.columns.tSec.length);
     for (const line of lines.slice(1)) {
