@@ -3,6 +3,8 @@
 // the same code either way, and hands back a Map of file name → content for the CLI to write.
 import type { RunResult, SimulateOptions } from "../model/simulate.ts";
 import type { Summary } from "../model/summary.ts";
+import { sweepMetrics } from "../sweep/metrics.ts";
+import type { RunMetrics } from "../sweep/types.ts";
 
 /** What to run; plain data so it can cross into a worker thread. */
 export interface RunRequest {
@@ -14,8 +16,10 @@ export interface RunRequest {
   charts: boolean;
   /** Wall-clock start, ISO 8601, for run.json. */
   startedAt: string;
-  /** false: summary only, no rendering (rmqsim check). Default true. */
+  /** false: summary only, no rendering (rmqsim check, sweep). Default true. */
   report?: boolean;
+  /** Set: also compute the sweep metrics, discarding samples up to this time (µs). */
+  sweepWarmupUs?: number;
 }
 
 /** Wall-clock facts about one run: written to run.json, never into summary.json. */
@@ -39,6 +43,8 @@ export interface RunOutput {
   /** Report files by name, summary.json and run.json included. */
   files: Map<string, Uint8Array | string>;
   warnings: string[];
+  /** The sweep metrics of the run, when the request asked for them. */
+  metrics?: RunMetrics;
 }
 
 export interface Progress {
@@ -87,7 +93,8 @@ export async function computeRun(request: RunRequest, deps: ComputeDeps, control
   }
   const traceJsonl = request.trace ? toJsonl(result.trace) : undefined;
   if (request.report === false) {
-    return { summary, run, files: new Map([["summary.json", `${JSON.stringify(summary, null, 2)}\n`]]), warnings };
+    const metrics = request.sweepWarmupUs !== undefined ? sweepMetrics(summary, result.series, request.sweepWarmupUs) : undefined;
+    return { summary, run, files: new Map([["summary.json", `${JSON.stringify(summary, null, 2)}\n`]]), warnings, ...(metrics ? { metrics } : {}) };
   }
   const rendered = await deps.render(result, {
     charts: request.charts,

@@ -10,6 +10,7 @@ import { DEFAULT_SCENARIO, runCommand, type RunOptions } from "./runCommand.ts";
 import { validateCommand } from "./validateCommand.ts";
 import { checkCommand } from "./checkCommand.ts";
 import { compareCommand } from "./compareCommand.ts";
+import { mergeCommand, sweepCommand } from "./sweepCommand.ts";
 
 const EXIT_HELP = `
 Exit codes:
@@ -48,6 +49,23 @@ Examples:
   $ rmqsim check scenarios/count-flow-control.json --seeds 5 --junit reports/junit.xml
   $ rmqsim check scenarios/ --baseline ci/baselines --update-baseline
   $ rmqsim check scenarios/ --baseline ci/baselines --tolerance 5% --tolerance-for latency=20%`;
+
+const SWEEP_HELP = `
+Every point runs under --seeds seeds; metrics are means with 95 % confidence intervals (Student t).
+Without --minimize/--maximize the recommendation is the smallest value of the first parameter whose
+throughput is within 1 % of the best. In --require, "best" is the best mean of the first metric named.
+Metrics: throughput.consumedPerSec.mean|min, lag.committed.mean|max, lag.unpulled.max,
+cache.countPerQueueMax, cache.bytesPerQueueMax, cache.bytesPerConsumerMax, memoryPerConsumerMiB,
+latency.endToEnd.p99Ms|p50Ms, flowControl.perSec, messages.lost, messages.duplicates.
+
+Writes sweep.json, sweep.csv, sweep-*.png (heatmap-*.png for 2-D grids), sweep.html and
+recommendation.md. Results are identical whatever --workers; shards merged equal a single run.
+
+Examples:
+  $ rmqsim sweep scenarios/tune-pull-threshold.json --param groups.0.config.pullThresholdForQueue=8..1024*2 --seeds 3 --warmup 20s
+  $ rmqsim sweep s.json --param groups.0.config.pullThresholdForQueue=100,500,1000 --param groups.0.config.consumeThreadMin=10,20,40 \\
+      --minimize cache.bytesPerConsumerMax --require "throughput.consumedPerSec.mean >= 0.99 * best"
+  $ rmqsim sweep s.json --param groups.0.config.pullThresholdForQueue=50..5000*2 --shard 2/4 --out shard-2`;
 
 function parseWorkers(text: string): number {
   const n = Number(text);
@@ -145,6 +163,50 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
     .option("--tolerance-for <path=t>", "tolerance for one summary key or prefix (repeatable)", collect)
     .action(async (a: string, b: string, opts: Record<string, unknown>) => {
       result.code = await compareCommand(a, b, { tolerance: String(opts.tolerance), toleranceFor: (opts.toleranceFor as string[] | undefined) ?? [] }, env);
+    });
+
+  program
+    .command("sweep")
+    .description("run a grid of scenario variants under several seeds and recommend a setting")
+    .argument("<scenario>", "scenario file")
+    .option("--param <path=values>", "a parameter and its values: 100,200,500 | 100..2000:100 | 50..5000*2 (repeatable; several form a grid)", collect)
+    .option("--seeds <n>", "runs per point: the scenario's seed, then seed+1, …", "1")
+    .option("--warmup <d>", "discard this much of the start of each run from time-series metrics", "0s")
+    .option("--minimize <metric>", "objective to minimise, e.g. cache.bytesPerConsumerMax")
+    .option("--maximize <metric>", "objective to maximise, e.g. throughput.consumedPerSec.mean")
+    .option("--require <expr>", 'constraint on a point\'s means, e.g. "throughput.consumedPerSec.mean >= 0.99 * best" (repeatable)', collect)
+    .option("--shard <i/n>", "run only shard i of n of the (point, seed) pairs; combine with rmqsim merge")
+    .option("--workers <n>", "worker threads (default: the number of cores)")
+    .option("--out <dir>", "output directory (default: reports/<scenario>-sweep)")
+    .option("--no-charts", "skip the PNG charts")
+    .option("-q, --quiet", "print nothing but errors")
+    .addHelpText("after", SWEEP_HELP + "\n" + EXIT_HELP)
+    .action(async (scenario: string, opts: Record<string, unknown>) => {
+      result.code = await sweepCommand({
+        scenario,
+        params: (opts.param as string[] | undefined) ?? [],
+        seeds: Number(opts.seeds),
+        warmup: String(opts.warmup),
+        requires: (opts.require as string[] | undefined) ?? [],
+        charts: opts.charts !== false,
+        quiet: opts.quiet === true,
+        ...(opts.minimize !== undefined ? { minimize: String(opts.minimize) } : {}),
+        ...(opts.maximize !== undefined ? { maximize: String(opts.maximize) } : {}),
+        ...(opts.shard !== undefined ? { shard: String(opts.shard) } : {}),
+        ...(opts.workers !== undefined ? { workers: parseWorkers(String(opts.workers)) } : {}),
+        ...(opts.out !== undefined ? { out: String(opts.out) } : {}),
+      }, env);
+    });
+
+  program
+    .command("merge")
+    .description("combine the sweep.json of shards (--shard i/n) into the result a single sweep gives")
+    .argument("<dirs...>", "shard output directories (or their sweep.json files)")
+    .option("--out <dir>", "output directory", "reports/merged-sweep")
+    .option("--no-charts", "skip the PNG charts")
+    .option("-q, --quiet", "print nothing but errors")
+    .action(async (dirs: string[], opts: Record<string, unknown>) => {
+      result.code = await mergeCommand({ dirs, out: String(opts.out), charts: opts.charts !== false, quiet: opts.quiet === true }, env);
     });
 
   program
