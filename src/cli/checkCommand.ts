@@ -68,7 +68,13 @@ export async function checkCommand(options: CheckOptions, env: CliEnv): Promise<
   }
   const workers = Math.max(1, Math.min(options.workers ?? availableParallelism(), 64));
   const runs = options.determinism ? jobs.flatMap((j) => [j, j]) : jobs;
-  const outputs = await runPool(runs, workers, env);
+  const pool = env.pool?.(workers);
+  let outputs;
+  try {
+    outputs = await runPool(runs, workers, { ...env, engine: pool?.engine ?? env.engine });
+  } finally {
+    await pool?.close();
+  }
   const results: JobResult[] = jobs.map((job, i) => {
     const first = outputs[options.determinism ? 2 * i : i]!;
     const r: JobResult = { job, summary: first.summary, error: first.error, wallMs: first.wallMs };

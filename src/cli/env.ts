@@ -5,6 +5,7 @@ import * as fsp from "node:fs/promises";
 import { rmSync } from "node:fs";
 import type { RunEngine } from "./engine.ts";
 import { workerEngine } from "./workerEngine.ts";
+import { workerPool, type EnginePool } from "./workerPool.ts";
 
 export interface TextOut {
   write(text: string): void;
@@ -40,6 +41,8 @@ export interface CliEnv {
   stderr: TermOut;
   fs: CliFs;
   engine: RunEngine;
+  /** A pool of n long-lived engines for many runs (check, sweep); absent: use `engine`. */
+  pool?: (n: number) => EnginePool;
   /** Wall-clock time, for run.json's startedAt. */
   now: () => Date;
   /** Registers a Ctrl-C handler; returns a function that removes it. */
@@ -81,6 +84,7 @@ export function realEnv(): CliEnv {
     },
     fs: nodeFs,
     engine: workerEngine(),
+    pool: (n) => workerPool(n),
     now: () => new Date(),
     onInterrupt: (handler) => {
       process.on("SIGINT", handler);

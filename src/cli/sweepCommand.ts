@@ -96,6 +96,8 @@ export async function sweepCommand(options: SweepOptions, env: CliEnv): Promise<
     for (const h of running) h.stop();
     env.stderr.write("\nrmqsim: interrupted; keeping the finished runs (Ctrl-C again to quit at once)\n");
   });
+  const pool = env.pool?.(workers);
+  const engine = pool?.engine ?? env.engine;
   const worker = async () => {
     for (;;) {
       if (stopped) return;
@@ -103,7 +105,7 @@ export async function sweepCommand(options: SweepOptions, env: CliEnv): Promise<
       if (k >= jobs.length) return;
       const job = jobs[k]!;
       const scenario = { ...(variants[job.point] as Record<string, unknown>), seed: (base.seed + job.seedIndex) % 2 ** 32 };
-      const handle = env.engine({ scenario, trace: false, charts: false, report: false, sweepWarmupUs: warmupUs, startedAt }, () => {});
+      const handle = engine({ scenario, trace: false, charts: false, report: false, sweepWarmupUs: warmupUs, startedAt }, () => {});
       running.add(handle);
       try {
         const out = await handle.done;
@@ -120,6 +122,7 @@ export async function sweepCommand(options: SweepOptions, env: CliEnv): Promise<
     await Promise.all(Array.from({ length: Math.min(workers, jobs.length) }, worker));
   } finally {
     dispose();
+    await pool?.close();
     if (tty) env.stderr.write("\n");
   }
   const result = assemble({
