@@ -1,7 +1,9 @@
 // SweepResult → what the sweep charts show, as plain JSON-able data. The PNG renderer and sweep.html
 // turn it into chart.js configurations with the same runtime (sweepChartRuntime.ts), so they agree.
 import type { MetricStats, SweepParam, SweepResult } from "../sweep/types.ts";
+import { sweepChartRuntime } from "./sweepChartRuntime.ts";
 import {
+  failedRequirements,
   formatParamValue,
   isGeometricRange,
   MEMORY_METRIC,
@@ -48,6 +50,7 @@ export interface SweepChartMetric {
   key: string;
   label: string;
   unit: string;
+  description: string;
   /** Aligned with `points`; null where a point lacks the metric. */
   stats: (MetricStats | null)[];
   /** Simple requirements on this metric, drawn as dashed lines on its line chart. */
@@ -73,8 +76,8 @@ export interface SweepChartData {
 
 export function buildSweepChartData(result: SweepResult): SweepChartData {
   const kind = result.params.length === 1 ? "line" : result.params.length === 2 ? "heatmap" : "none";
-  const x = result.params[0] ? sweepAxis(result.params[0], kind === "line") : null;
-  const y = kind === "heatmap" && result.params[1] ? sweepAxis(result.params[1], false) : null;
+  const x = result.params[0] ? sweepAxis(result.params, result.params[0], kind === "line") : null;
+  const y = kind === "heatmap" && result.params[1] ? sweepAxis(result.params, result.params[1], false) : null;
   const points = result.points.map((p): SweepChartPoint => {
     const xi = x ? valuePosition(result.params[0]!, p.params[x.path]) : 0;
     const yi = y ? valuePosition(result.params[1]!, p.params[y.path]) : 0;
@@ -86,7 +89,7 @@ export function buildSweepChartData(result: SweepResult): SweepChartData {
       yi,
       paramsText: pointParamsText(result.params, p),
       feasible: p.feasible,
-      failed: result.requires.filter((r) => p.requirements[r] !== true),
+      failed: failedRequirements(result, p),
       memoryMiB: memoryStats(p),
     };
   });
@@ -95,17 +98,19 @@ export function buildSweepChartData(result: SweepResult): SweepChartData {
     return i < 0 ? null : i;
   };
   const keys = sweepMetricKeys(result);
-  // Derived from cached bytes when the sweep did not record it; placed where the label table puts it.
+  // Derived from cached bytes when the sweep did not record it, and listed right after them.
   if (!keys.includes(MEMORY_METRIC) && points.some((p) => p.memoryMiB !== null)) {
     const bytesAt = keys.indexOf("cache.bytesPerConsumerMax");
     keys.splice(bytesAt + 1, 0, MEMORY_METRIC);
   }
-  const thresholds = result.requires.map(requirementThreshold).filter((t) => t !== null);
+  const thresholds = result.requires.map((r) => requirementThreshold(r, result.points)).filter((t) => t !== null);
   const metrics = keys.map((key): SweepChartMetric => ({
     key,
     ...metricLabel(key),
     stats: result.points.map((p) => statsOf(p, key)),
-    thresholds: thresholds.filter((t) => t.metric === key).map((t) => ({ value: t.value, text: `requirement: ${t.requirement}` })),
+    thresholds: thresholds
+      .filter((t) => t.metric === key)
+      .map((t) => ({ value: t.value, text: `requirement: ${t.requirement}${/best/.test(t.requirement) ? ` (${sweepChartRuntime().rmqSweepFormat(t.value)})` : ""}` })),
   }));
   const objective = result.recommendation?.objective.metric ?? result.objective.metric;
   const chartMetrics = [...SWEEP_CHART_METRICS, objective].filter((k, i, all) => keys.includes(k) && all.indexOf(k) === i);
@@ -123,11 +128,11 @@ export function buildSweepChartData(result: SweepResult): SweepChartData {
   };
 }
 
-function sweepAxis(param: SweepParam, placeByValue: boolean): SweepAxis {
+function sweepAxis(params: readonly SweepParam[], param: SweepParam, placeByValue: boolean): SweepAxis {
   const numeric = placeByValue && param.values.length > 0 && param.values.every((v) => typeof v === "number");
   return {
     path: param.path,
-    name: paramName(param.path),
+    name: paramName(params, param.path),
     labels: param.values.map(formatParamValue),
     positions: param.values.map((v, i) => (numeric ? (v as number) : i)),
     numeric,

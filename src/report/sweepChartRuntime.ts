@@ -39,7 +39,9 @@ function rmqSweepFixed(v, decimals) {
 }
 
 function rmqSweepFormat(v) {
-  return rmqSweepFixed(v, Number.isInteger(v) ? 0 : rmqSweepDecimals(v));
+  var d = Number.isInteger(v) ? 0 : rmqSweepDecimals(v);
+  // Below the last decimal shown is zero, not "0.000".
+  return Math.abs(v) < 0.5 * Math.pow(10, -d) ? "0" : rmqSweepFixed(v, d);
 }
 
 // [mean, "± ci95"] with one number of decimals for both; no interval from a single run.

@@ -13,6 +13,7 @@ import {
   MEMORY_METRIC,
   memoryStats,
   metricLabel,
+  noRecommendationSentences,
   paramName,
   pointByIndex,
   pointParamsText,
@@ -32,7 +33,7 @@ h1 { font-size: 22px; margin: 8px 0 2px; } h2 { font-size: 18px; margin: 28px 0 
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: 13px; } caption { text-align: left; font-weight: 600; padding: 4px 0; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; white-space: nowrap; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-thead th { background: #f3f3f3; } #rmq-points thead th { cursor: pointer; user-select: none; }
+thead th { background: #f3f3f3; } dt { margin-top: 6px; } dd { margin-left: 20px; color: #333; } #rmq-points thead th { cursor: pointer; user-select: none; }
 #rmq-points th[aria-sort=ascending]::after { content: " ▲"; } #rmq-points th[aria-sort=descending]::after { content: " ▼"; }
 tr.recommended td { background: #e8f5e9; font-weight: 600; } tr.runner-up td { background: #fff3e0; } tr.infeasible td { color: #777; }
 `;
@@ -57,6 +58,7 @@ ${renderCharts(data)}
 <div class="scroll">
 ${renderPointsTable(result, data)}
 </div>
+${renderMetricDefinitions(data)}
 <h2>Sweep</h2>
 <pre>${escapeHtml(JSON.stringify({ scenario: result.scenario, params: result.params, requires: result.requires, objective: result.objective, baseSeed: result.baseSeed, seeds: result.seeds, warmupMs: result.warmupMs }, null, 2))}</pre>
 <script type="application/json" id="rmq-sweep-data">${embedJson(data)}</script>
@@ -84,11 +86,11 @@ function renderVerdict(result: SweepResult): string {
   const objective = `<p>Objective: ${escapeHtml(o.direction)} ${code(o.metric)} among the points that meet every requirement:</p>\n${requirements}`;
   const reason = result.recommendation?.reason ? `<p>Why: ${escapeHtml(result.recommendation.reason)}</p>` : "";
   if (!recommended) {
-    const unmet = tallies.filter((t) => t.met === 0).map((t) => `<p>No point meets ${code(t.requirement)}.${t.closest ? ` The closest is ${escapeHtml(sweepChartRuntime().rmqSweepMeanCi(t.closest.stats, metricLabel(t.closest.metric).unit))} at ${escapeHtml(pointParamsText(result.params, t.closest.point))}.` : ""}</p>`);
+    const why = noRecommendationSentences(result, code, escapeHtml).map((s) => `<p>${s}</p>`);
     return `<h2>Recommendation</h2>
 <div class="verdict none">
 <p class="value"><strong>No recommendation</strong></p>
-${unmet.join("\n")}
+${why.join("\n")}
 ${reason}
 ${objective}
 </div>`;
@@ -96,7 +98,7 @@ ${objective}
   const memory = sweepChartRuntime().rmqSweepMeanCi(memoryStats(recommended), "MiB");
   return `<h2>Recommendation</h2>
 <div class="verdict">
-<p class="value">${result.params.map((p) => `${escapeHtml(paramName(p.path))} = <strong>${escapeHtml(formatParamValue(recommended.params[p.path] ?? ""))}</strong>`).join(", ")}</p>
+<p class="value">${result.params.map((p) => `${escapeHtml(paramName(result.params, p.path))} = <strong>${escapeHtml(formatParamValue(recommended.params[p.path] ?? ""))}</strong>`).join(", ")}</p>
 ${reason}
 <p>Memory per consumer there: ${escapeHtml(memory)}.${runnerUp ? ` Runner-up: ${escapeHtml(pointParamsText(result.params, runnerUp))} (${escapeHtml(sweepChartRuntime().rmqSweepMeanCi(memoryStats(runnerUp), "MiB"))}).` : " No other point meets every requirement."}</p>
 ${objective}
@@ -126,6 +128,13 @@ ${keyCharts}
 <div class="${cls}"><canvas id="chart-selected" role="img" aria-label="selected metric"></canvas></div>`;
 }
 
+function renderMetricDefinitions(data: SweepChartData): string {
+  const items = data.metrics
+    .map((m) => `<dt>${code(m.key)}${m.unit ? ` (${escapeHtml(m.unit)})` : ""}</dt><dd>${escapeHtml(m.description || m.label)}</dd>`)
+    .join("\n");
+  return `<h2>Metrics</h2>\n<dl>\n${items}\n</dl>`;
+}
+
 function renderPointsTable(result: SweepResult, data: SweepChartData): string {
   const rt = sweepChartRuntime();
   // Memory first, next to the parameters; cached bytes are the same figure in other units.
@@ -135,7 +144,7 @@ function renderPointsTable(result: SweepResult, data: SweepChartData): string {
   ];
   const heads = [
     "#",
-    ...result.params.map((p) => escapeHtml(paramName(p.path))),
+    ...result.params.map((p) => escapeHtml(paramName(result.params, p.path))),
     "verdict",
     ...metrics.map((m) => `${escapeHtml(m.label)}${m.unit ? ` (${escapeHtml(m.unit)})` : ""}`),
     "misses",

@@ -25,9 +25,11 @@ export const SWEEP_HTML_APP_JS = String.raw`
   if (select !== null) {
     var showSelected = function () {
       draw("chart-selected", select.value);
-      var n = 0;
-      data.metrics.forEach(function (m) { if (m.key === select.value) m.stats.forEach(function (s) { if (s) n++; }); });
-      status.textContent = select.value + ": " + n + " of " + data.points.length + " points have it";
+      data.metrics.forEach(function (m) {
+        if (m.key !== select.value) return;
+        var n = m.stats.filter(function (s) { return s !== null; }).length;
+        status.textContent = m.key + (m.description ? ": " + m.description : "") + " (" + n + " of " + data.points.length + " points have it)";
+      });
     };
     select.addEventListener("change", showSelected);
     showSelected();

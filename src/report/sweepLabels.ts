@@ -1,33 +1,40 @@
 // What the sweep report says about a SweepResult besides its numbers: each metric's label and unit,
 // the order metrics are listed in, the memory estimate per point, the thresholds requirements draw on
 // the charts, and which requirement kept every point out. Pure functions of the result.
+import { SWEEP_METRIC_KEYS, sweepMetric } from "../sweep/metrics.ts";
+import { bestMean } from "../sweep/recommend.ts";
 import type { MetricStats, SweepParam, SweepPoint, SweepResult } from "../sweep/types.ts";
+import { sweepChartRuntime } from "./sweepChartRuntime.ts";
 
 export interface SweepMetricLabel {
-  /** Lower-case noun phrase used in titles, axes and tables. */
+  /** Short lower-case noun phrase for titles, axes and table headings. */
   label: string;
-  /** Unit printed after values; "" for a pure count. */
+  /** Unit printed after values; "" for none. */
   unit: string;
+  /** What exactly is measured (SWEEP_METRICS' description); "" for a metric it does not know. */
+  description: string;
 }
 
 export const MEMORY_METRIC = "memoryPerConsumerMiB";
 const BYTES_PER_CONSUMER_METRIC = "cache.bytesPerConsumerMax";
 const MIB = 1024 * 1024;
 
-// Our own table: src/sweep/metrics.ts (SWEEP_METRICS) did not exist when this was written. Keys are the
-// metric names of sweep.json; the order is the order of the CSV columns and the HTML selector.
-export const SWEEP_METRIC_LABELS: Readonly<Record<string, SweepMetricLabel>> = {
-  "throughput.consumedPerSec.mean": { label: "consumed throughput", unit: "msg/s" },
-  "cache.bytesPerConsumerMax": { label: "peak cached bytes per consumer", unit: "B" },
-  memoryPerConsumerMiB: { label: "memory per consumer", unit: "MiB" },
-  "cache.countPerQueueMax": { label: "peak cached messages per queue", unit: "msg" },
-  "lag.committed.max": { label: "peak committed lag", unit: "msg" },
-  "lag.committed.mean": { label: "mean committed lag", unit: "msg" },
-  "latency.endToEnd.p99Ms": { label: "end-to-end latency p99", unit: "ms" },
-  "latency.endToEnd.p50Ms": { label: "end-to-end latency p50", unit: "ms" },
-  "flowControl.perSec": { label: "flow-control events", unit: "1/s" },
-  "messages.lost": { label: "messages lost", unit: "msg" },
-  "messages.duplicates": { label: "duplicate deliveries", unit: "msg" },
+// Short names for charts and tables; units, descriptions and order come from SWEEP_METRICS.
+const SHORT_LABELS: Readonly<Record<string, string>> = {
+  "throughput.consumedPerSec.mean": "consumed throughput",
+  "throughput.consumedPerSec.min": "lowest sampled throughput",
+  "lag.committed.mean": "mean committed lag",
+  "lag.committed.max": "peak committed lag",
+  "lag.unpulled.max": "peak unpulled lag",
+  "cache.countPerQueueMax": "peak cached messages per queue",
+  "cache.bytesPerQueueMax": "peak cached bytes per queue",
+  "cache.bytesPerConsumerMax": "peak cached bytes per consumer",
+  [MEMORY_METRIC]: "memory per consumer",
+  "latency.endToEnd.p99Ms": "end-to-end p99 latency",
+  "latency.endToEnd.p50Ms": "end-to-end median latency",
+  "flowControl.perSec": "flow-control events",
+  "messages.lost": "messages lost",
+  "messages.duplicates": "duplicate deliveries",
 };
 
 /** Metrics that get a chart (PNG and HTML) of their own, in this order, when the result has them. */
@@ -40,32 +47,37 @@ export const SWEEP_CHART_METRICS: readonly string[] = [
 ];
 
 export function metricLabel(key: string): SweepMetricLabel {
-  return SWEEP_METRIC_LABELS[key] ?? { label: key, unit: "" };
+  const known = sweepMetric(key);
+  return { label: SHORT_LABELS[key] ?? key, unit: known?.unit ?? "", description: known?.description ?? "" };
 }
 
 /**
- * Metrics present in any point: the label table's order first, then unknown ones in order of first
- * appearance (sweep.json keeps SWEEP_METRICS order, so new metrics keep theirs).
+ * Metrics present in any point: SWEEP_METRICS order first, then any others in order of first
+ * appearance (a sweep.json from a newer rmqsim may carry metrics this one does not know).
  */
 export function sweepMetricKeys(result: SweepResult): string[] {
   const seen = new Set<string>();
   for (const p of result.points) for (const k of Object.keys(p.stats)) seen.add(k);
-  const known = Object.keys(SWEEP_METRIC_LABELS).filter((k) => seen.has(k));
-  return [...known, ...[...seen].filter((k) => !(k in SWEEP_METRIC_LABELS))];
+  return [...SWEEP_METRIC_KEYS.filter((k) => seen.has(k)), ...[...seen].filter((k) => !SWEEP_METRIC_KEYS.includes(k))];
+}
+
+/** Stats worth showing: a metric with no value at a point (n = 0, NaN or null mean) is missing. */
+function present(s: MetricStats | undefined): MetricStats | null {
+  if (s === undefined || typeof s.mean !== "number" || !Number.isFinite(s.mean)) return null;
+  return Number.isFinite(s.ci95) ? s : { ...s, ci95: 0 };
 }
 
 /** The point's memory estimate: measured memoryPerConsumerMiB, else derived from cached bytes. */
 export function memoryStats(point: SweepPoint): MetricStats | null {
-  const measured = point.stats[MEMORY_METRIC];
-  if (measured) return measured;
-  const bytes = point.stats[BYTES_PER_CONSUMER_METRIC];
+  if (MEMORY_METRIC in point.stats) return present(point.stats[MEMORY_METRIC]);
+  const bytes = present(point.stats[BYTES_PER_CONSUMER_METRIC]);
   if (!bytes) return null;
   return { mean: bytes.mean / MIB, ci95: bytes.ci95 / MIB, n: bytes.n, min: bytes.min / MIB, max: bytes.max / MIB };
 }
 
 /** A metric's stats at a point; memoryPerConsumerMiB falls back to the derived estimate. */
 export function statsOf(point: SweepPoint, metric: string): MetricStats | null {
-  return metric === MEMORY_METRIC ? memoryStats(point) : (point.stats[metric] ?? null);
+  return metric === MEMORY_METRIC ? memoryStats(point) : present(point.stats[metric]);
 }
 
 /** The point with this grid index (not the array position: partial sweeps miss points). */
@@ -74,10 +86,16 @@ export function pointByIndex(result: SweepResult, index: number | null | undefin
   return result.points.find((p) => p.index === index) ?? null;
 }
 
-/** The last segment of a parameter path: "groups.0.config.pullThresholdForQueue" → "pullThresholdForQueue". */
-export function paramName(path: string): string {
-  const parts = path.split(/[.[\]]+/).filter((s) => s !== "");
-  return parts[parts.length - 1] ?? path;
+/**
+ * A parameter's short name: the last segment of its path ("groups.0.config.pullThresholdForQueue" →
+ * "pullThresholdForQueue"), unless another swept parameter ends the same way or it is a list index;
+ * then the whole path. The rule of recommend.ts's reason text (its helper is not exported).
+ */
+export function paramName(params: readonly SweepParam[], path: string): string {
+  const last = (p: string) => p.split(".").pop()!;
+  const short = last(path);
+  const unique = params.filter((q) => last(q.path) === short).length <= 1;
+  return unique && !/^\d+$/.test(short) ? short : path;
 }
 
 /** A parameter value as written in a scenario: numbers without exponent or rounding where possible. */
@@ -90,7 +108,7 @@ export function formatParamValue(v: number | string | boolean): string {
 
 /** "pullThresholdForQueue = 200, consumeThreadMin = 8" */
 export function pointParamsText(params: readonly SweepParam[], point: SweepPoint): string {
-  return params.map((p) => `${paramName(p.path)} = ${formatParamValue(point.params[p.path] ?? "")}`).join(", ");
+  return params.map((p) => `${paramName(params, p.path)} = ${formatParamValue(point.params[p.path] ?? "")}`).join(", ");
 }
 
 /** Swept values are a geometric range (50 … 2000): drawn on a log axis. */
@@ -102,7 +120,10 @@ export function isGeometricRange(values: readonly (number | string | boolean)[])
 
 // ------------------------------------------------------------------------------ requirements
 
-/** A requirement of the simple form `<metric> <cmp> <number>[unit]`, drawable as a line on its chart. */
+/**
+ * A requirement of the form `<metric> <cmp> <number>[unit]` or `<metric> <cmp> [<number> *] best`,
+ * drawable as a line on its chart.
+ */
 export interface RequirementThreshold {
   requirement: string;
   metric: string;
@@ -115,15 +136,37 @@ const UNITS: Readonly<Record<string, number>> = {
   us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000,
   B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4,
 };
+const NUMBER = String.raw`(-?(?:\d+(?:\.\d+)?|\.\d+))`;
+const SIMPLE = new RegExp(String.raw`^\s*([A-Za-z_][\w.]*)\s*(<=|>=|==|!=|<|>)\s*(.+?)\s*$`);
+const WITH_UNIT = new RegExp(String.raw`^${NUMBER}\s*([A-Za-z]+)?$`);
+const TIMES_BEST = new RegExp(String.raw`^(?:${NUMBER}\s*\*\s*)?best$|^best\s*\*\s*${NUMBER}$`);
 
-/** The threshold a simple requirement sets, or null for anything else (e.g. `>= 0.95 * best`). */
-export function requirementThreshold(requirement: string): RequirementThreshold | null {
-  const m = /^\s*([A-Za-z_][\w.]*)\s*(<=|>=|==|!=|<|>)\s*(-?(?:\d+(?:\.\d+)?|\.\d+))\s*([A-Za-z]+)?\s*$/.exec(requirement);
+/**
+ * The threshold a requirement sets, or null when it is not one of the simple forms. `best` is
+ * recommend.ts's: the best mean of the requirement's metric over all points.
+ */
+export function requirementThreshold(requirement: string, points: readonly SweepPoint[] = []): RequirementThreshold | null {
+  const m = SIMPLE.exec(requirement);
   if (!m) return null;
-  const unit = m[4] ?? "";
-  if (unit !== "" && !(unit in UNITS)) return null;
-  const value = Number(m[3]) * (unit === "" ? 1 : UNITS[unit]!);
-  return { requirement, metric: m[1]!, op: m[2] as RequirementThreshold["op"], value };
+  const metric = m[1]!;
+  const op = m[2] as RequirementThreshold["op"];
+  const rhs = m[3]!;
+  const plain = WITH_UNIT.exec(rhs);
+  if (plain) {
+    const unit = plain[2] ?? "";
+    if (unit !== "" && !(unit in UNITS)) return null;
+    return { requirement, metric, op, value: Number(plain[1]) * (unit === "" ? 1 : UNITS[unit]!) };
+  }
+  const relative = TIMES_BEST.exec(rhs);
+  if (!relative) return null;
+  const best = bestMean(points, metric);
+  if (!Number.isFinite(best)) return null;
+  return { requirement, metric, op, value: Number(relative[1] ?? relative[2] ?? 1) * best };
+}
+
+/** The requirements a point's means miss, in the order given. */
+export function failedRequirements(result: SweepResult, point: SweepPoint): string[] {
+  return result.requires.filter((r) => point.requirements[r] !== true);
 }
 
 export interface RequirementTally {
@@ -144,7 +187,7 @@ export function requirementTallies(result: SweepResult): RequirementTally[] {
 }
 
 function closestPoint(result: SweepResult, requirement: string): RequirementTally["closest"] {
-  const t = requirementThreshold(requirement);
+  const t = requirementThreshold(requirement, result.points);
   if (!t) return null;
   let best: RequirementTally["closest"] = null;
   for (const point of result.points) {
@@ -154,3 +197,26 @@ function closestPoint(result: SweepResult, requirement: string): RequirementTall
   }
   return best;
 }
+
+/**
+ * Why nothing is recommended, as sentences for Markdown and HTML alike: `code` marks a requirement up
+ * and `text` escapes the rest for the target format.
+ */
+export function noRecommendationSentences(result: SweepResult, code: (s: string) => string, text: (s: string) => string): string[] {
+  const tallies = requirementTallies(result);
+  const unmet = tallies.filter((t) => t.met === 0);
+  if (result.points.length === 0) return [text("The sweep has no finished points.")];
+  if (unmet.length > 0) {
+    return unmet.map((t) => {
+      const c = t.closest;
+      const closest = c
+        ? text(` The closest is ${sweepChartRuntime().rmqSweepMeanCi(c.stats, metricLabel(c.metric).unit)} at ${pointParamsText(result.params, c.point)}.`)
+        : "";
+      return `${text("No point meets ")}${code(t.requirement)}.${closest}`;
+    });
+  }
+  if (tallies.length > 0) return [text("Each requirement is met by some point, but no point meets all of them together.")];
+  if (result.shard !== null) return [text("A shard does not recommend: merge the shards first.")];
+  return [];
+}
+

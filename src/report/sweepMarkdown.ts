@@ -3,9 +3,11 @@
 import type { MetricStats, SweepPoint, SweepResult } from "../sweep/types.ts";
 import { sweepChartRuntime } from "./sweepChartRuntime.ts";
 import {
+  failedRequirements,
   formatParamValue,
   MEMORY_METRIC,
   metricLabel,
+  noRecommendationSentences,
   paramName,
   pointByIndex,
   pointParamsText,
@@ -51,9 +53,9 @@ export function renderSweepMarkdown(result: SweepResult): string {
     `# Sweep: ${result.scenario}`,
     sweptText(result),
     objectiveText(result, tallies),
-    recommended ? recommendationText(result, recommended, runnerUp, metrics) : noRecommendationText(result, tallies),
+    recommended ? recommendationText(result, recommended, runnerUp, metrics) : noRecommendationText(result),
     pointsTable(result, metrics, recommended, runnerUp),
-    howToRead(result),
+    howToRead(result, metrics),
   ];
   return sections.filter((s) => s !== "").join("\n\n") + "\n";
 }
@@ -103,29 +105,15 @@ function recommendationText(result: SweepResult, recommended: SweepPoint, runner
   return lines.join("\n");
 }
 
-function noRecommendationText(result: SweepResult, tallies: RequirementTally[]): string {
-  const lines = ["## No recommendation", ""];
-  const unmet = tallies.filter((t) => t.met === 0);
-  if (result.points.length === 0) lines.push("The sweep has no finished points.");
-  else if (unmet.length > 0) {
-    for (const t of unmet) {
-      const closest = t.closest
-        ? ` The closest is ${sweepChartRuntime().rmqSweepMeanCi(t.closest.stats, metricLabel(t.closest.metric).unit)} at ${pointParamsText(result.params, t.closest.point)}.`
-        : "";
-      lines.push(`No point meets ${code(t.requirement)}.${closest}`);
-    }
-  } else if (tallies.length > 0) {
-    lines.push("Each requirement is met by some point, but no point meets all of them together (see the counts above).");
-  } else if (result.shard !== null) {
-    lines.push("A shard does not recommend: merge the shards first.");
-  }
+function noRecommendationText(result: SweepResult): string {
+  const lines = ["## No recommendation", "", ...noRecommendationSentences(result, code, (t) => t)];
   if (result.recommendation?.reason) lines.push("", `The sweep says: ${result.recommendation.reason}`);
   lines.push("", "Relax the requirement, widen the swept range, or change another setting (more consumers, more consume threads) and sweep again.");
   return lines.join("\n");
 }
 
 function pointsTable(result: SweepResult, metrics: string[], recommended: SweepPoint | null, runnerUp: SweepPoint | null): string {
-  const heads = [...result.params.map((p) => paramName(p.path)), ...metrics.map((m) => TABLE_HEADINGS[m]!), "feasible"];
+  const heads = [...result.params.map((p) => paramName(result.params, p.path)), ...metrics.map((m) => TABLE_HEADINGS[m]!), "feasible"];
   // Numbers right-aligned; a parameter with text values and the feasible column left-aligned.
   const align = [...result.params.map((p) => (p.values.every((v) => typeof v === "number") ? "---:" : "---")), ...metrics.map(() => "---:"), "---"];
   const lines = ["## All points", "", row(heads), `|${align.join("|")}|`];
@@ -135,19 +123,23 @@ function pointsTable(result: SweepResult, metrics: string[], recommended: SweepP
       const v = formatParamValue(p.params[q.path] ?? "");
       return i === result.params.length - 1 ? `${p === recommended ? `**${v}**` : v}${mark}` : v;
     });
-    const failed = result.requires.filter((r) => p.requirements[r] !== true);
-    const feasible = p.feasible ? "yes" : `no: misses ${failed.map(code).join(", ") || "a requirement"}`;
+    const failed = failedRequirements(result, p);
+    const feasible = p.feasible ? "yes" : failed.length > 0 ? `no: misses ${failed.map(code).join(", ")}` : "no: no complete run";
     lines.push(row([...params, ...metrics.map((m) => meanCi(statsOf(p, m))), feasible]));
   }
   return lines.join("\n");
 }
 
-function howToRead(result: SweepResult): string {
+function howToRead(result: SweepResult, metrics: string[]): string {
   const spread =
     result.seeds > 1
       ? `Each point ran ${result.seeds} times, once per seed; a figure is the mean over those runs, and "± x" is the half-width of its 95 % confidence interval (Student t over the seeds). When two points' intervals overlap, the sweep cannot tell them apart: run more seeds (\`--seeds\`) before trusting a small difference.`
       : "Each point ran once, so no confidence interval can be given and a small difference between points may be noise: sweep again with `--seeds 3` or more before trusting it.";
+  const defined = metrics.map((m) => {
+    const { unit, description } = metricLabel(m);
+    return `- ${code(m)}${unit ? ` (${unit})` : ""}: ${description || metricLabel(m).label}`;
+  });
   return `## How to read this
 
-${spread} Memory per consumer is the peak of message bodies cached in one consumer's ProcessQueues, the heap that \`pullThresholdForQueue\` and \`pullThresholdSizeForQueue\` bound, not the whole JVM heap. A point is feasible when every requirement holds on its means; the recommendation is the best feasible point by the objective, the runner-up the next best. sweep.csv has every metric of every point, sweep.html the interactive charts, and sweep.json the raw runs.`;
+${defined.length > 0 ? `${defined.join("\n")}\n\n` : ""}${spread} Memory per consumer is the peak of message bodies cached in one consumer's ProcessQueues, the heap that \`pullThresholdForQueue\` and \`pullThresholdSizeForQueue\` bound, not the whole JVM heap. A point is feasible when every requirement holds on its means; the recommendation is the best feasible point by the objective, the runner-up the next best. sweep.csv has every metric of every point, sweep.html the interactive charts, and sweep.json the raw runs.`;
 }

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { SweepResult } from "../sweep/types.ts";
 import { CHART_JS_UMD_SOURCE } from "./assets.ts";
+import { escapeHtml } from "./htmlSummary.ts";
 import { PNG_HEIGHT, PNG_WIDTH } from "./png.ts";
 import { buildSweepChartData } from "./sweepChartData.ts";
 import { SWEEP_HEATMAP_PNG_HEIGHT } from "./sweepPng.ts";
@@ -127,7 +128,7 @@ describe("renderSweep: sweep.html", () => {
     for (const files of [oneD, twoD, infeasible]) {
       const html = text(files, "sweep.html");
       expect(html).not.toMatch(/<(script|link|img|iframe)\b[^>]*\b(src|href)\s*=/i);
-      expect(html).not.toMatch(/@import|url\(/i);
+      expect(html).not.toMatch(/@import|url\(\s*["']?(https?:)?\/\//i);
       expect(html.replace(CHART_JS_UMD_SOURCE, "")).not.toMatch(/https?:/i);
     }
   });
@@ -136,7 +137,7 @@ describe("renderSweep: sweep.html", () => {
     const html = text(oneD, "sweep.html");
     const result = fakeSweep1d();
     expect(html).toContain("pullThresholdForQueue = <strong>500</strong>");
-    expect(html).toContain(`Why: ${result.recommendation!.reason}`);
+    expect(html).toContain(`Why: ${escapeHtml(result.recommendation!.reason)}`);
     expect(html).toContain("memory per consumer (MiB)");
     expect(html).toContain("6.61 ± 0.24");
     expect(html.match(/<tr data-index=/g)).toHaveLength(result.points.length);
@@ -156,3 +157,22 @@ describe("renderSweep: sweep.html", () => {
     expect(html.match(/<\/script/gi)).toHaveLength(5);
   });
 });
+
+describe("renderSweep: missing values", () => {
+  it("a point whose runs all failed (null means after a JSON round trip) shows as missing, not as zero", async () => {
+    const base = fakeSweep1d();
+    const empty = { mean: NaN, ci95: NaN, n: 0, min: NaN, max: NaN };
+    const broken = base.points.map((p, i) =>
+      i === 0 ? { ...p, stats: Object.fromEntries(Object.keys(p.stats).map((k) => [k, empty])), feasible: false } : p,
+    );
+    const result = JSON.parse(JSON.stringify({ ...base, points: broken })) as SweepResult;
+    const files = await renderSweep(result, { charts: true });
+    const row = text(files, "sweep.csv").split("\n")[1]!.split(",");
+    expect(row.slice(1, 4)).toEqual(["", "", "0"]);
+    expect(text(files, "recommendation.md")).toContain("| 50 | – | – | – | – | no: misses");
+    const data = buildSweepChartData(result);
+    expect(data.metrics.every((m) => m.stats[0] === null)).toBe(true);
+    expect(data.points[0]!.memoryMiB).toBeNull();
+  });
+});
+

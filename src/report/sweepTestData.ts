@@ -1,25 +1,19 @@
 // Fake but plausible SweepResults for the sweep report's tests: a backlog scenario where consumers fall
 // behind a 4,000 msg/s producer until pullThresholdForQueue lets them pull far enough ahead. Numbers
-// come from a closed-form model plus deterministic noise per seed, then go through the same statistics
-// the sweep uses (mean, Student-t 95 % half-width), so the CIs are honest about the fake runs.
-import type { MetricStats, Recommendation, RunMetrics, SweepParam, SweepPoint, SweepResult } from "../sweep/types.ts";
+// come from a closed-form model plus deterministic noise per seed, then go through the sweep's own
+// assemble (Student-t intervals, requirements, recommendation), so everything but the runs is real.
+import { assemble, type AssembleRun } from "../sweep/assemble.ts";
+import { gridPoint, gridSize, type GridPoint } from "../sweep/grid.ts";
+import type { RunMetrics, SweepParam, SweepResult } from "../sweep/types.ts";
 
 const MIB = 1024 * 1024;
 const PRODUCED_PER_SEC = 4000;
-/** Two-sided 95 % Student t quantiles for 1…5 degrees of freedom. */
-const T95 = [12.706, 4.303, 3.182, 2.776, 2.571];
 
 export const REQUIRE_THROUGHPUT = "throughput.consumedPerSec.mean >= 0.95 * best";
 export const REQUIRE_P99 = "latency.endToEnd.p99Ms < 2s";
 export const REQUIRE_MEMORY_TINY = "memoryPerConsumerMiB <= 1";
 
-type Requirement = (means: Record<string, number>, best: number) => boolean;
-
-const REQUIREMENTS: Readonly<Record<string, Requirement>> = {
-  [REQUIRE_THROUGHPUT]: (m, best) => m["throughput.consumedPerSec.mean"]! >= 0.95 * best,
-  [REQUIRE_P99]: (m) => m["latency.endToEnd.p99Ms"]! < 2000,
-  [REQUIRE_MEMORY_TINY]: (m) => m.memoryPerConsumerMiB! <= 1,
-};
+const BASE_SEED = 42;
 
 /** Deterministic noise in [-1, 1] for (point, seed, metric): a small integer hash, no Math.random. */
 function noise(point: number, seed: number, salt: number): number {
@@ -41,13 +35,17 @@ function runMetrics(threshold: number, capacityPerSec: number, point: number, se
   const bytes = cachedPerQueue * 4 * 4096;
   const lagMax = Math.round(starved * 60 + 8 * cachedPerQueue * jitter(3, 0.05));
   const p99 = (40 + 1.1 * threshold + (25000 * starved) / PRODUCED_PER_SEC) * jitter(4, 0.04);
+  // Keys in SWEEP_METRICS order, as sweepMetrics writes them.
   return {
     "throughput.consumedPerSec.mean": consumed,
+    "throughput.consumedPerSec.min": consumed * 0.93 * jitter(6, 0.02),
+    "lag.committed.mean": Math.round(lagMax * 0.52),
+    "lag.committed.max": lagMax,
+    "lag.unpulled.max": Math.max(0, lagMax - 8 * cachedPerQueue),
+    "cache.countPerQueueMax": cachedPerQueue,
+    "cache.bytesPerQueueMax": cachedPerQueue * 4096,
     "cache.bytesPerConsumerMax": bytes,
     memoryPerConsumerMiB: bytes / MIB,
-    "cache.countPerQueueMax": cachedPerQueue,
-    "lag.committed.max": lagMax,
-    "lag.committed.mean": Math.round(lagMax * 0.52),
     "latency.endToEnd.p99Ms": p99,
     "latency.endToEnd.p50Ms": p99 * 0.38,
     "flowControl.perSec": 160 * Math.exp(-threshold / 300) * jitter(5, 0.05),
@@ -56,69 +54,36 @@ function runMetrics(threshold: number, capacityPerSec: number, point: number, se
   };
 }
 
-export function sampleStats(values: readonly number[]): MetricStats {
-  const n = values.length;
-  const mean = values.reduce((a, b) => a + b, 0) / n;
-  const variance = n > 1 ? values.reduce((a, v) => a + (v - mean) ** 2, 0) / (n - 1) : 0;
-  const ci95 = n > 1 ? T95[Math.min(n - 2, T95.length - 1)]! * Math.sqrt(variance / n) : 0;
-  return { mean, ci95, n, min: Math.min(...values), max: Math.max(...values) };
-}
-
 interface FakeOptions {
   params: SweepParam[];
   seeds: number;
   requires: string[];
   /** Consume capacity of the group for a point's params. */
-  capacity: (params: SweepPoint["params"]) => number;
-  threshold: (params: SweepPoint["params"]) => number;
+  capacity: (params: GridPoint) => number;
+  threshold: (params: GridPoint) => number;
 }
 
+/** Fake runs for every (point, seed), assembled by the sweep itself: real requirements and reason. */
 function fakeSweep(o: FakeOptions): SweepResult {
-  const grid = o.params.reduce<SweepPoint["params"][]>(
-    (acc, p) => acc.flatMap((prefix) => p.values.map((v) => ({ ...prefix, [p.path]: v }))),
-    [{}],
-  );
-  const baseSeed = 42;
-  const points: SweepPoint[] = grid.map((params, index) => {
-    const runs = Array.from({ length: o.seeds }, (_, k) => ({
-      seed: baseSeed + k,
-      metrics: runMetrics(o.threshold(params), o.capacity(params), index, baseSeed + k),
-      complete: true,
-    }));
-    const stats: Record<string, MetricStats> = {};
-    for (const key of Object.keys(runs[0]!.metrics)) stats[key] = sampleStats(runs.map((r) => r.metrics[key]!));
-    return { index, params, runs, stats, requirements: {}, feasible: false };
-  });
-  const mean = (p: SweepPoint, key: string) => p.stats[key]!.mean;
-  const best = Math.max(...points.map((p) => mean(p, "throughput.consumedPerSec.mean")));
-  for (const p of points) {
-    const means = Object.fromEntries(Object.entries(p.stats).map(([k, s]) => [k, s.mean]));
-    for (const r of o.requires) p.requirements[r] = REQUIREMENTS[r]!(means, best);
-    p.feasible = o.requires.every((r) => p.requirements[r]);
+  const runs: AssembleRun[] = [];
+  for (let point = 0; point < gridSize(o.params); point++) {
+    const params = gridPoint(o.params, point);
+    for (let seedIndex = 0; seedIndex < o.seeds; seedIndex++) {
+      runs.push({ point, seedIndex, metrics: runMetrics(o.threshold(params), o.capacity(params), point, BASE_SEED + seedIndex), complete: true });
+    }
   }
-  const objective = { metric: "memoryPerConsumerMiB", direction: "minimize" as const };
-  const ranked = points.filter((p) => p.feasible).sort((a, b) => mean(a, objective.metric) - mean(b, objective.metric));
-  const recommendation: Recommendation = {
-    point: ranked[0]?.index ?? null,
-    runnerUp: ranked[1]?.index ?? null,
-    objective,
-    reason: ranked[0]
-      ? `it uses the least memory per consumer (${mean(ranked[0], objective.metric).toFixed(1)} MiB) of the points that meet every requirement; every point with less memory misses ${REQUIRE_THROUGHPUT}`
-      : `no point meets every requirement: ${o.requires.filter((r) => points.every((p) => !p.requirements[r])).join(", ")} holds nowhere`,
-  };
-  return {
+  return assemble({
     scenario: "backlog-drain",
-    baseSeed,
+    baseSeed: BASE_SEED,
     seeds: o.seeds,
     warmupMs: 10_000,
     params: o.params,
     requires: o.requires,
-    objective,
-    points,
-    recommendation,
+    objective: { metric: "memoryPerConsumerMiB", direction: "minimize" },
+    runs,
     shard: null,
     complete: true,
-  };
+  });
 }
 
 const THRESHOLD_PATH = "groups.G1.config.pullThresholdForQueue";
