@@ -1,21 +1,15 @@
 // sweep.html in headless Chromium: every chart draws, nothing errors, nothing is fetched, hovering a
 // point shows its interval, the metric selector redraws and the table sorts. Skipped without Chromium.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { hasChromium, inkedPixels, launchChromium } from "../../test/browser/chromium.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SweepResult } from "../sweep/types.ts";
 import { renderSweep } from "./sweepReport.ts";
 import { fakeSweep1d, fakeSweep2d } from "./sweepTestData.ts";
-
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-];
-const hasChromium = existsSync(CHROMIUM);
 
 /** What the page exposes as window.rmqSweep, reduced to what the test reads. */
 interface PageChart {
@@ -42,7 +36,7 @@ let dir: string | undefined;
 beforeAll(async () => {
   if (!hasChromium) return;
   dir = mkdtempSync(join(tmpdir(), "rmqsim-sweep-"));
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -63,20 +57,6 @@ async function open(result: SweepResult, name: string): Promise<{ page: Page; pr
   await page.goto(pathToFileURL(path).href);
   await page.waitForFunction(() => window.rmqSweep !== undefined);
   return { page, problems };
-}
-
-// Counts pixels that are neither white nor transparent: axes, text, lines and cells.
-function inkedPixels(page: Page, id: string): Promise<number> {
-  return page.evaluate((canvasId) => {
-    const canvas = document.getElementById(canvasId);
-    const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
-    let inked = 0;
-    for (let i = 0; i < pixels.length; i += 4) {
-      const white = pixels[i]! > 245 && pixels[i + 1]! > 245 && pixels[i + 2]! > 245;
-      if (pixels[i + 3]! > 0 && !white) inked++;
-    }
-    return inked;
-  }, id);
 }
 
 const rowOrder = (page: Page) =>

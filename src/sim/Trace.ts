@@ -7,6 +7,8 @@
 // result. emit runs a few times per simulated message, so with capture off it is integer mixing
 // only: no allocation, no strings.
 
+import { fmix32, hex8 } from "./streams.ts";
+
 /** A captured record: time, type name and the type's named fields. */
 export interface TraceRecord {
   readonly tUs: number;
@@ -153,14 +155,4 @@ function step2(h: number, k: number): number {
   return (Math.imul(h, 3) + 0x38b34ae5) | 0;
 }
 
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return h ^ (h >>> 16);
-}
 
-function hex8(x: number): string {
-  return (x >>> 0).toString(16).padStart(8, "0");
-}

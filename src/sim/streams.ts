@@ -129,7 +129,8 @@ export function fmix32(h: number): number {
   return h ^ (h >>> 16);
 }
 
-function hex8(x: number): string {
+/** x as 8 lowercase hex digits (its low 32 bits). */
+export function hex8(x: number): string {
   return (x >>> 0).toString(16).padStart(8, "0");
 }
 

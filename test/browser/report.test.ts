@@ -1,21 +1,16 @@
 // report.html in headless Chromium: every chart draws, nothing errors, nothing is fetched from the
 // network, and the per-queue selector and the time range re-slice the charts.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { hasChromium, inkedPixels, launchChromium, SKIP_NOTE } from "./chromium.ts";
 import { afterAll, describe, expect, it } from "vitest";
 import { renderReport } from "../../src/report/renderReport.ts";
 import { simulateBacklog } from "../../src/report/testScenario.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-];
 const CHART_IDS = ["throughput", "lag", "cache", "flow-control", "latency"];
-const hasChromium = existsSync(CHROMIUM);
 
 /** What the page exposes as window.rmqReport, reduced to what the test reads. */
 interface PageChart {
@@ -23,27 +18,8 @@ interface PageChart {
   scales: { x: { min: number; max: number } };
 }
 declare const window: { rmqReport: { charts: Record<string, PageChart> } };
-interface PageCanvas {
-  width: number;
-  height: number;
-  getContext(kind: "2d"): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
-}
-// The lib is ES2022 without DOM types; these describe the little the page callbacks touch.
-declare const document: { querySelectorAll(s: string): ArrayLike<unknown>; getElementById(id: string): PageCanvas };
-
-// Counts pixels that are neither white nor transparent: axes, text and lines.
-function inkedPixels(page: Page, id: string): Promise<number> {
-  return page.evaluate((canvasId) => {
-    const canvas = document.getElementById(canvasId);
-    const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
-    let inked = 0;
-    for (let i = 0; i < pixels.length; i += 4) {
-      const white = pixels[i]! > 245 && pixels[i + 1]! > 245 && pixels[i + 2]! > 245;
-      if (pixels[i + 3]! > 0 && !white) inked++;
-    }
-    return inked;
-  }, `chart-${id}`);
-}
+// The lib is ES2022 without DOM types; this describes the little the page callbacks touch.
+declare const document: { querySelectorAll(s: string): ArrayLike<unknown> };
 
 describe("report.html in Chromium", () => {
   let browser: Browser | undefined;
@@ -55,14 +31,14 @@ describe("report.html in Chromium", () => {
 
   const title = hasChromium
     ? "renders every chart without errors or network, and the queue selector and time range re-slice the data"
-    : "install Debian's chromium (apt-get install chromium) to run the browser test";
+    : SKIP_NOTE;
   (hasChromium ? it : it.skip)(title, async () => {
     const files = await renderReport(simulateBacklog(), { charts: false });
     dir = mkdtempSync(join(tmpdir(), "rmqsim-report-"));
     const htmlPath = join(dir, "report.html");
     writeFileSync(htmlPath, files.get("report.html")!);
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     const problems: string[] = [];
     page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
@@ -72,14 +48,14 @@ describe("report.html in Chromium", () => {
     await page.waitForFunction(() => window.rmqReport !== undefined);
 
     expect(await page.evaluate(() => document.querySelectorAll("canvas").length)).toBe(CHART_IDS.length);
-    for (const id of CHART_IDS) expect(await inkedPixels(page, id), id).toBeGreaterThan(5_000);
+    for (const id of CHART_IDS) expect(await inkedPixels(page, `chart-${id}`), id).toBeGreaterThan(5_000);
 
     const queueKeys = () => page.evaluate(() =>
       window.rmqReport.charts.cache!.data.datasets.map((d) => d.rmqKey).filter((k) => k.startsWith("queue:")));
     expect(await queueKeys()).toHaveLength(4);
     await page.selectOption("#rmq-queue", "TopicTest@broker-a#2");
     expect(await queueKeys()).toEqual(["queue:TopicTest@broker-a#2"]);
-    expect(await inkedPixels(page, "cache")).toBeGreaterThan(5_000);
+    expect(await inkedPixels(page, "chart-cache")).toBeGreaterThan(5_000);
 
     await page.fill("#rmq-from", "10");
     await page.fill("#rmq-to", "30");
@@ -87,7 +63,7 @@ describe("report.html in Chromium", () => {
     for (const id of CHART_IDS) {
       const x = await page.evaluate((chartId) => window.rmqReport.charts[chartId]!.scales.x, id);
       expect([x.min, x.max], id).toEqual([10, 30]);
-      expect(await inkedPixels(page, id), id).toBeGreaterThan(5_000);
+      expect(await inkedPixels(page, `chart-${id}`), id).toBeGreaterThan(5_000);
     }
     expect(await page.textContent("#rmq-status")).toContain("10 – 30 s (21 points), queue TopicTest@broker-a#2");
     expect(problems).toEqual([]);
