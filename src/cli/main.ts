@@ -243,6 +243,11 @@ export async function cli(argv: readonly string[], env: CliEnv): Promise<number>
 }
 
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
+  // `rmqsim --help | head`: a closed pipe ends the output quietly instead of crashing.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0);
+    throw error;
+  });
   // exitCode rather than exit(): stdout may be a pipe still draining a large summary.json.
   process.exitCode = await cli(argv, realEnv());
 }
