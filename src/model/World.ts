@@ -71,6 +71,10 @@ export class World {
   private readonly held: (PullRequest[] | null)[] = [];
   private readonly heldSpare: PullRequest[][] = [];
   private readonly notifiedUpTo: Float64Array;
+  /** Held pulls per topic, and the queues that got a message while held (for the arrival wake-up). */
+  private heldPerTopic!: Int32Array;
+  private arrivedFlag!: Uint8Array;
+  private readonly arrivedQueues: number[] = [];
   private readonly arrivalArmed: boolean[] = [];
   private producedUntilUs = -1;
   /** Moments worth marking on charts: assignment changes and faults. */
@@ -99,6 +103,8 @@ export class World {
     this.kinds = this.defineKinds();
     this.buildTopicsAndQueues();
     this.notifiedUpTo = new Float64Array(this.queues.length);
+    this.heldPerTopic = new Int32Array(this.topics.length);
+    this.arrivedFlag = new Uint8Array(this.queues.length);
     for (let i = 0; i < this.queues.length; i++) this.held.push(null);
     for (const b of model.brokers) {
       this.brokers.push(new Broker(b, this, this.queues.filter((q) => q.brokerIndex === b.index).map((q) => q.index)));
@@ -318,6 +324,11 @@ export class World {
     const broker = this.brokers[store.brokerIndex]!;
     broker.commitLogTail += broker.storedSize(bodyBytes, store.topic);
     store.append(bornUs, broker.commitLogTail, bodyBytes, tag, -1, 0, 0);
+    const held = this.held[mq];
+    if (held !== null && held !== undefined && held.length > 0 && this.arrivedFlag[mq] === 0) {
+      this.arrivedFlag[mq] = 1;
+      this.arrivedQueues.push(mq);
+    }
     this.metrics.producedTotal++;
     const groups = this.model.groups;
     for (let g = 0; g < groups.length; g++) {
@@ -420,6 +431,7 @@ export class World {
       if (this.notifiedUpTo[pr.mq]! < store.maxOffset) this.notifiedUpTo[pr.mq] = store.maxOffset;
     }
     list.push(pr);
+    this.heldPerTopic[this.queues[pr.mq]!.topicIndex]!++;
     // Arrivals wake held pulls only with long polling on (§13.4); short polling waits for its tick.
     const store = this.queues[pr.mq]!;
     if (this.brokers[store.brokerIndex]!.model.config.longPollingEnable) this.armArrival(store.topicIndex);
@@ -434,6 +446,7 @@ export class World {
     const list = this.held[mq];
     if (list === null || list === undefined || list.length === 0) return null;
     this.held[mq] = null;
+    this.heldPerTopic[this.queues[mq]!.topicIndex]! -= list.length;
     return list;
   }
 
@@ -454,18 +467,20 @@ export class World {
   private onTopicArrival(topic: number): void {
     this.arrivalArmed[topic] = false;
     this.advanceProducers(this.sched.nowUs);
-    let anyHeld = false;
-    for (const mq of this.topics[topic]!.queues) {
-      if (this.heldCount(mq) === 0) continue;
+    // Only queues that received a message while someone was held on them (noted at append time).
+    const arrived = this.arrivedQueues;
+    for (let i = 0; i < arrived.length; i++) {
+      const mq = arrived[i]!;
+      this.arrivedFlag[mq] = 0;
       const store = this.queues[mq]!;
       const broker = this.brokers[store.brokerIndex]!;
       for (let o = this.notifiedUpTo[mq]!; o < store.maxOffset && this.heldCount(mq) > 0; o++) {
         broker.notifyMessageArriving(mq, o + 1, store.tag(o));
       }
       this.notifiedUpTo[mq] = store.maxOffset;
-      if (this.heldCount(mq) > 0) anyHeld = true;
     }
-    if (anyHeld) this.armArrival(topic);
+    arrived.length = 0;
+    if (this.heldPerTopic[topic]! > 0) this.armArrival(topic);
   }
 
   // ---------------------------------------------------------------- topics and routes
