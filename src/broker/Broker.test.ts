@@ -362,7 +362,7 @@ describe("consumer send-back: delay levels, %RETRY% and %DLQ% (§9.2)", () => {
       expect(store.reconsumeTimes(offset)).toBe(rt);
     }
     expect(w.metrics.fates[G]!.dlq).toBe(1);
-    expect(w.fate(G, key) & FATE_DLQ).toBe(FATE_DLQ);
+    expect(w.fates.fate(G, key) & FATE_DLQ).toBe(FATE_DLQ);
     expect(w.metrics.sentBack).toBe(3);
   });
 

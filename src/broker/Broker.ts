@@ -413,7 +413,7 @@ export class Broker {
     const w = this.world;
     if (this.model.config.retryQueueNums <= 0) {
       // SUCCESS without doing anything: the message is gone for good.
-      w.markDropped(group, m.originKey);
+      w.fates.markDropped(group, m.originKey);
       return;
     }
     const rt = m.reconsumeTimes;
@@ -424,14 +424,14 @@ export class Broker {
       const dlq = w.queues[w.dlqQueue(group, this.index)]!;
       this.commitLogTail += this.storedSize(m.bodyBytes, dlq.topic);
       dlq.append(now, this.commitLogTail, m.bodyBytes, m.tag, originKey, m.originBornUs, rt);
-      w.markDlq(group, originKey);
+      w.fates.markDlq(group, originKey);
       w.trace.emit(w.T.dlq, now, m.mq, m.offset, rt, group);
       return;
     }
     let level = delayLevel === 0 ? 3 + rt : delayLevel;
     const maxLevel = this.model.delayLevelsUs.length - 1;
     if (level > maxLevel) level = maxLevel; // HookUtils clamps to the highest level
-    w.markRetrying(group, originKey);
+    w.fates.markRetrying(group, originKey);
     w.trace.emit(w.T.sendBack, now, m.mq, m.offset, rt, level);
     this.schedule[level]!.push({
       dueUs: now + this.model.delayLevelsUs[level]!,

@@ -34,7 +34,7 @@ export function checkCacheCounters(w: World): void {
 export function checkCommittedOffsets(w: World): void {
   for (const grp of w.model.groups) {
     for (const sub of grp.subscriptions) {
-      const slot = w.fateSlotOf(grp.index, sub.topic);
+      const slot = w.fates.slotOf(grp.index, sub.topic);
       for (const mq of w.topicQueues(sub.topic)) {
         const store = w.queues[mq]!;
         const committed = w.brokers[store.brokerIndex]!.queryOffset(grp.index, mq);

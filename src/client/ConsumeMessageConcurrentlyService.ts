@@ -186,7 +186,7 @@ export class ConsumeMessageConcurrentlyService {
     w.metrics.consumeTime.record(now - this.wStartUs[worker]!);
     for (let i = 0; i < n; i++) {
       const o = offsets[i]!;
-      if (ok) w.recordConsumed(this.consumer.group, mq, o, this.consumer.addr);
+      if (ok) w.fates.recordConsumed(this.consumer.group, mq, o, this.consumer.addr);
       w.trace.emit(w.T.consumeEnd, now, mq, o, this.consumer.index, ok ? 1 : 0);
     }
     if (pq.dropped) {

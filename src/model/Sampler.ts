@@ -195,7 +195,7 @@ export class Sampler {
     for (const grp of w.model.groups) {
       const upTo = this.resolvedUpTo[grp.index]!;
       for (const sub of grp.subscriptions) {
-        const slot = w.fateSlotOf(grp.index, sub.topic);
+        const slot = w.fates.slotOf(grp.index, sub.topic);
         for (const mq of w.topicQueues(sub.topic)) {
           const store = w.queues[mq]!;
           const committed = w.brokers[store.brokerIndex]!.queryOffset(grp.index, mq);
@@ -238,12 +238,12 @@ export class Sampler {
     if (end <= store.physicalMin) return;
     for (const grp of w.model.groups) {
       const mt = w.modelTopicOf(store.topicIndex);
-      const slot = w.fateSlotOf(grp.index, mt);
+      const slot = w.fates.slotOf(grp.index, mt);
       if (slot < 0) continue;
       for (let o = store.physicalMin; o < end; o++) {
         const fate = store.fate(slot, o);
         if ((fate & FATE_RETRYING) !== 0 && (fate & (FATE_COUNT_MASK | FATE_DLQ)) === 0) {
-          w.retryFates.set(grp.index * 2 ** 40 + store.originKey(o), fate);
+          w.fates.retryFates.set(grp.index * 2 ** 40 + store.originKey(o), fate);
         }
       }
     }

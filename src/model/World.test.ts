@@ -56,10 +56,10 @@ describe("World.applyRetention", () => {
     for (let o = 0; o < store.maxOffset; o++) if (store.tag(o) === TAG_A) aOffsets.push(o);
     expect(aOffsets.length).toBeGreaterThanOrEqual(3);
     const [consumed, retrying, dead] = aOffsets as [number, number, number];
-    w.recordConsumed(G, mq, consumed, addrOf(w, G));
-    w.markRetrying(G, store.originKey(retrying));
-    w.markDlq(G, store.originKey(dead));
-    w.recordConsumed(H, mq, 0, addrOf(w, H));
+    w.fates.recordConsumed(G, mq, consumed, addrOf(w, G));
+    w.fates.markRetrying(G, store.originKey(retrying));
+    w.fates.markDlq(G, store.originKey(dead));
+    w.fates.recordConsumed(H, mq, 0, addrOf(w, H));
     w.sched.runUntil(20 * S);
     w.advanceProducers(w.sched.nowUs);
     w.applyRetention(mq);
@@ -70,13 +70,13 @@ describe("World.applyRetention", () => {
     expect(w.metrics.fates[G]!.lost).toBe(deletedA - 3);
     expect(w.metrics.fates[H]!.lost).toBe(deleted - 1);
     for (let o = 0; o < deleted; o++) {
-      const fate = w.fate(G, store.originKey(o));
+      const fate = w.fates.fate(G, store.originKey(o));
       const expectLost = store.tag(o) === TAG_A && o !== consumed && o !== retrying && o !== dead;
       expect(fate & FATE_LOST, `offset ${o}`).toBe(expectLost ? FATE_LOST : 0);
     }
-    expect(w.fate(G, store.originKey(retrying)) & FATE_RETRYING).toBe(FATE_RETRYING);
-    expect(w.fate(G, store.originKey(dead)) & FATE_DLQ).toBe(FATE_DLQ);
-    expect(w.fate(H, store.originKey(0)) & FATE_LOST).toBe(0);
+    expect(w.fates.fate(G, store.originKey(retrying)) & FATE_RETRYING).toBe(FATE_RETRYING);
+    expect(w.fates.fate(G, store.originKey(dead)) & FATE_DLQ).toBe(FATE_DLQ);
+    expect(w.fates.fate(H, store.originKey(0)) & FATE_LOST).toBe(0);
   });
 
   it("a message lost to retention and consumed later counts as consumed, not lost", () => {
@@ -86,7 +86,7 @@ describe("World.applyRetention", () => {
     w.advanceProducers(w.sched.nowUs);
     w.applyRetention(mq);
     const lost = w.metrics.fates[H]!.lost;
-    w.recordConsumed(H, mq, 0, addrOf(w, H)); // a consumer that had it cached before the deletion
+    w.fates.recordConsumed(H, mq, 0, addrOf(w, H)); // a consumer that had it cached before the deletion
     expect(w.metrics.fates[H]!.lost).toBe(lost - 1);
     expect(w.metrics.fates[H]!.consumed).toBe(1);
   });

@@ -7,7 +7,8 @@
 // fixes the order of the first events.
 import { Broker } from "../broker/Broker.ts";
 import { Producer } from "../broker/Producer.ts";
-import { FATE_COUNT_MASK, FATE_DLQ, FATE_LOST, FATE_RETRYING, QueueStore, keyOffset, keyQueue } from "../broker/QueueStore.ts";
+import { QueueStore } from "../broker/QueueStore.ts";
+import { MessageFates } from "./MessageFates.ts";
 import { PullRequest } from "../client/PullRequest.ts";
 import { PushConsumer } from "../client/PushConsumer.ts";
 import type { ProcessQueue } from "../client/ProcessQueue.ts";
@@ -25,7 +26,6 @@ import { Ownership } from "../metrics/Ownership.ts";
 import type { Dist } from "../sim/distributions.ts";
 import { CONSUMER_ADDR_SPAN, defineTraceTypes, type Kinds, type TraceTypes } from "./kinds.ts";
 
-const FATE_CONSUMED_MASK = FATE_COUNT_MASK;
 export { CONSUMER_ADDR_SPAN };
 
 export interface Marker {
@@ -92,8 +92,8 @@ export class World {
   private readonly brokerWritable: Uint8Array;
   /** hangMessage faults armed per queue: the next message consumed takes this long (−1 = forever). */
   private readonly hangs = new Map<number, number>();
-  /** Side table for the fate of messages in the retry chain whose original chunk was freed. */
-  readonly retryFates = new Map<number, number>();
+  /** What became of every original message, per group. */
+  readonly fates: MessageFates;
 
   constructor(readonly model: Model, options: { maxEvents?: number } = {}) {
     this.sched = new Scheduler({ maxEvents: options.maxEvents, initialCapacity: 4096 });
@@ -102,6 +102,10 @@ export class World {
     this.metrics = new Metrics(model.groups.length);
     this.kinds = this.defineKinds();
     this.buildTopicsAndQueues();
+    this.fates = new MessageFates(
+      this.queues, this.fateSlot, (t) => this.topics[t]!.modelTopic, (g, t) => this.tagSetOf(g, t),
+      this.metrics, this.ownership, () => this.sched.nowUs,
+    );
     this.notifiedUpTo = new Float64Array(this.queues.length);
     this.heldPerTopic = new Int32Array(this.topics.length);
     this.arrivedFlag = new Uint8Array(this.queues.length);
@@ -369,38 +373,14 @@ export class World {
    */
   skipTo(group: number, mq: number, offset: number): void {
     const store = this.queues[mq]!;
-    const topic = this.topics[store.topicIndex]!;
-    const slot = topic.modelTopic >= 0 ? this.fateSlot[group]![topic.modelTopic]! : -1;
-    if (slot < 0) return;
-    const set = this.tagSets[group]![store.topicIndex]!;
-    const end = Math.min(offset, store.maxOffset);
-    for (let o = Math.max(store.minOffset, store.physicalMin); o < end; o++) {
-      const fate = store.fate(slot, o);
-      if ((fate & (FATE_CONSUMED_MASK | FATE_LOST | FATE_DLQ | FATE_RETRYING)) !== 0) continue;
-      if (set !== null && !set.has(store.tag(o))) continue;
-      store.setFate(slot, o, fate | FATE_LOST);
-      this.metrics.fates[group]!.lost++;
-    }
+    this.fates.markLost(group, mq, store.minOffset, Math.min(offset, store.maxOffset));
   }
 
   /** Moves minOffset up to `offset`, marking messages no group has settled as lost. */
   private deleteUpTo(mq: number, offset: number): void {
     const store = this.queues[mq]!;
-    const topic = this.topics[store.topicIndex]!;
     if (offset <= store.minOffset) return;
-    const groups = this.model.groups.length;
-    for (let o = Math.max(store.minOffset, store.physicalMin); o < offset; o++) {
-      for (let g = 0; g < groups; g++) {
-        const slot = this.fateSlot[g]![topic.modelTopic]!;
-        if (slot < 0) continue;
-        const fate = store.fate(slot, o);
-        if ((fate & (FATE_CONSUMED_MASK | FATE_LOST | FATE_DLQ | FATE_RETRYING)) !== 0) continue;
-        const set = this.tagSets[g]![store.topicIndex]!;
-        if (set !== null && !set.has(store.tag(o))) continue;
-        store.setFate(slot, o, fate | FATE_LOST);
-        this.metrics.fates[g]!.lost++;
-      }
-    }
+    for (let g = 0; g < this.model.groups.length; g++) this.fates.markLost(g, mq, store.minOffset, offset);
     store.minOffset = offset;
     this.trace.emit(this.T.retention, this.sched.nowUs, mq, offset);
   }
@@ -552,72 +532,4 @@ export class World {
     return pr;
   }
 
-  // ---------------------------------------------------------------- message fates
-
-  /** Fate bits of an original message for a group: its store column, or the side table once freed. */
-  private readFate(group: number, originKey: number): number {
-    const store = this.queues[keyQueue(originKey)]!;
-    const offset = keyOffset(originKey);
-    if (offset < store.physicalMin) return this.retryFates.get(group * 2 ** 40 + originKey) ?? FATE_RETRYING;
-    return store.fate(this.fateSlot[group]![this.topics[store.topicIndex]!.modelTopic]!, offset);
-  }
-
-  private writeFate(group: number, originKey: number, value: number): void {
-    const store = this.queues[keyQueue(originKey)]!;
-    const offset = keyOffset(originKey);
-    if (offset < store.physicalMin) this.retryFates.set(group * 2 ** 40 + originKey, value);
-    else store.setFate(this.fateSlot[group]![this.topics[store.topicIndex]!.modelTopic]!, offset, value);
-  }
-
-  /** A listener call returned CONSUME_SUCCESS for the message at (mq, offset). */
-  recordConsumed(group: number, mq: number, offset: number, consumerAddr: number): void {
-    const store = this.queues[mq]!;
-    const key = store.originKey(offset);
-    const fates = this.metrics.fates[group]!;
-    const fate = this.readFate(group, key);
-    const count = fate & FATE_CONSUMED_MASK;
-    fates.consumeOk++;
-    if (count === 0) {
-      fates.consumed++;
-      if (fate & FATE_LOST) fates.lost--;
-      if (fate & FATE_DLQ) fates.dlq--;
-    } else {
-      fates.duplicates++;
-      this.ownership.duplicate(group, mq, consumerAddr);
-    }
-    const next = (fate & ~(FATE_CONSUMED_MASK | FATE_LOST | FATE_DLQ)) | Math.min(FATE_CONSUMED_MASK, count + 1);
-    this.writeFate(group, key, next);
-    const e2e = Math.max(0, this.sched.nowUs - store.originBornUs(offset));
-    this.metrics.endToEndInterval.record(e2e);
-  }
-
-  markRetrying(group: number, originKey: number): void {
-    const fate = this.readFate(group, originKey);
-    if (fate & FATE_CONSUMED_MASK) return;
-    this.writeFate(group, originKey, fate | FATE_RETRYING);
-  }
-
-  /** The broker discarded a sent-back message (retryQueueNums 0): it counts as lost. */
-  markDropped(group: number, originKey: number): void {
-    const fate = this.readFate(group, originKey);
-    if (fate & (FATE_CONSUMED_MASK | FATE_DLQ | FATE_LOST)) return;
-    this.writeFate(group, originKey, fate | FATE_LOST);
-    this.metrics.fates[group]!.lost++;
-  }
-
-  markDlq(group: number, originKey: number): void {
-    const fate = this.readFate(group, originKey);
-    if (fate & (FATE_CONSUMED_MASK | FATE_DLQ)) return;
-    this.writeFate(group, originKey, fate | FATE_DLQ);
-    this.metrics.fates[group]!.dlq++;
-  }
-
-  /** Fate bits of an original message for a group (for accounting). */
-  fate(group: number, originKey: number): number {
-    return this.readFate(group, originKey);
-  }
-
-  fateSlotOf(group: number, modelTopic: number): number {
-    return this.fateSlot[group]![modelTopic]!;
-  }
 }

@@ -30,12 +30,12 @@ const UNSETTLED = FATE_COUNT_MASK | FATE_DLQ | FATE_LOST;
 export function accountMessages(w: World): GroupAccount[] {
   return w.model.groups.map((grp) => {
     const f = w.metrics.fates[grp.index]!;
-    const isAwaiting = (key: number) => (w.fate(grp.index, key) & UNSETTLED) === 0;
+    const isAwaiting = (key: number) => (w.fates.fate(grp.index, key) & UNSETTLED) === 0;
     // 1. Walk every stored message of the group's topics.
     let awaitingWalked = 0;
     let retryingWalked = 0;
     for (const sub of grp.subscriptions) {
-      const slot = w.fateSlotOf(grp.index, sub.topic);
+      const slot = w.fates.slotOf(grp.index, sub.topic);
       for (const mq of w.topicQueues(sub.topic)) {
         const store = w.queues[mq]!;
         for (let o = store.physicalMin; o < store.maxOffset; o++) {
@@ -47,7 +47,7 @@ export function accountMessages(w: World): GroupAccount[] {
         }
       }
     }
-    for (const [k, fate] of w.retryFates) {
+    for (const [k, fate] of w.fates.retryFates) {
       if (Math.floor(k / 2 ** 40) !== grp.index) continue;
       if ((fate & UNSETTLED) === 0) {
         awaitingWalked++;
@@ -77,8 +77,8 @@ export function accountMessages(w: World): GroupAccount[] {
     let retryingElsewhere = 0;
     if (retryingWalked > 0) {
       // Retrying messages not already counted as in flight or cached.
-      for (const key of inFlight) if (w.fate(grp.index, key) & FATE_RETRYING) retryingElsewhere++;
-      for (const key of cached) if (w.fate(grp.index, key) & FATE_RETRYING) retryingElsewhere++;
+      for (const key of inFlight) if (w.fates.fate(grp.index, key) & FATE_RETRYING) retryingElsewhere++;
+      for (const key of cached) if (w.fates.fate(grp.index, key) & FATE_RETRYING) retryingElsewhere++;
     }
     const retrying = retryingWalked - retryingElsewhere;
     const awaitingCounted = f.produced - f.filtered - f.consumed - f.dlq - f.lost;
