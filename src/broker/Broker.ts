@@ -7,19 +7,9 @@ import type { World } from "../model/World.ts";
 import { getMessage, GetMessageStatus, responseCodeOf, ResponseCode, type GetMessageContext } from "./getMessage.ts";
 import { BROKER_CONSTANTS } from "../scenario/defaults.ts";
 import { QUERY_SLOT_SPAN } from "../client/RebalanceImpl.ts";
+import { ScheduleMessageService } from "./ScheduleMessageService.ts";
 
 const OFFSET_RPC_TIMEOUT_US = 5_000_000;
-
-/** A message sent back and parked in the schedule topic until its delay level's time is up. */
-interface ScheduledRetry {
-  dueUs: number;
-  group: number;
-  originKey: number;
-  originBornUs: number;
-  bodyBytes: number;
-  tag: number;
-  reconsumeTimes: number;
-}
 
 /** What the broker needs of a message to send it back. */
 export interface MessageAttributes {
@@ -48,9 +38,8 @@ export class Broker {
   readonly subVersions = new Map<number, Map<number, number>>();
   /** False while a fault makes CONSUMER_SEND_MSG_BACK fail. */
   sendBackOk = true;
-  private readonly schedule: ScheduledRetry[][] = [];
-  private readonly scheduleHead: number[] = [];
-  private readonly scheduleArmed: boolean[] = [];
+  /** Sent-back messages waiting for their delay level (§9.2). */
+  readonly scheduleService: ScheduleMessageService;
   private readonly ctx: GetMessageContext;
 
   constructor(
@@ -60,11 +49,7 @@ export class Broker {
     readonly queues: number[],
   ) {
     this.ctx = { config: model.config, hotBytes: model.hotBytes, commitLogTail: 0, profile: world.model.profile };
-    for (let l = 0; l < model.delayLevelsUs.length; l++) {
-      this.schedule.push([]);
-      this.scheduleHead.push(0);
-      this.scheduleArmed.push(false);
-    }
+    this.scheduleService = new ScheduleMessageService(this, world, model.delayLevelsUs);
   }
 
   get index(): number {
@@ -429,55 +414,12 @@ export class Broker {
       return;
     }
     let level = delayLevel === 0 ? 3 + rt : delayLevel;
-    const maxLevel = this.model.delayLevelsUs.length - 1;
-    if (level > maxLevel) level = maxLevel; // HookUtils clamps to the highest level
+    if (level > this.scheduleService.maxLevel) level = this.scheduleService.maxLevel; // HookUtils clamps to the highest level
     w.fates.markRetrying(group, originKey);
     w.trace.emit(w.T.sendBack, now, m.mq, m.offset, rt, level);
-    this.schedule[level]!.push({
-      dueUs: now + this.model.delayLevelsUs[level]!,
-      group,
-      originKey,
-      originBornUs: m.originBornUs,
-      bodyBytes: m.bodyBytes,
-      tag: m.tag,
-      reconsumeTimes: rt + 1,
+    this.scheduleService.park(level, {
+      group, originKey, originBornUs: m.originBornUs, bodyBytes: m.bodyBytes, tag: m.tag, reconsumeTimes: rt + 1,
     });
-    if (!this.scheduleArmed[level]) {
-      this.scheduleArmed[level] = true;
-      w.sched.scheduleAt(now + this.model.delayLevelsUs[level]!, w.kinds.scheduleDue, this.index, level);
-    }
-  }
-
-  /** ScheduleMessageService: deliver every due message of a level into %RETRY%<group>. */
-  onScheduleDue(level: number): void {
-    const w = this.world;
-    const now = w.sched.nowUs;
-    const fifo = this.schedule[level]!;
-    let head = this.scheduleHead[level]!;
-    while (head < fifo.length && fifo[head]!.dueUs <= now) {
-      const e = fifo[head++]!;
-      const mq = w.retryQueue(e.group, this.index);
-      const store = w.queues[mq]!;
-      this.commitLogTail += this.storedSize(e.bodyBytes, store.topic);
-      const offset = store.append(now, this.commitLogTail, e.bodyBytes, e.tag, e.originKey, e.originBornUs, e.reconsumeTimes);
-      w.trace.emit(w.T.retryDelivered, now, mq, offset, e.reconsumeTimes, e.group);
-      if (w.heldCount(mq) > 0 && this.model.config.longPollingEnable) this.notifyMessageArriving(mq, store.maxOffset, e.tag);
-    }
-    if (head > 1024 && head * 2 > fifo.length) {
-      fifo.splice(0, head);
-      head = 0;
-    }
-    this.scheduleHead[level] = head;
-    if (head < fifo.length) w.sched.scheduleAt(fifo[head]!.dueUs, w.kinds.scheduleDue, this.index, level);
-    else this.scheduleArmed[level] = false;
-  }
-
-  /** Messages parked in the schedule topic for a group (for end-of-run accounting). */
-  forEachScheduled(fn: (group: number, originKey: number) => void): void {
-    for (let l = 0; l < this.schedule.length; l++) {
-      const fifo = this.schedule[l]!;
-      for (let i = this.scheduleHead[l]!; i < fifo.length; i++) fn(fifo[i]!.group, fifo[i]!.originKey);
-    }
   }
 }
 

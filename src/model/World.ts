@@ -215,7 +215,7 @@ export class World {
       heartbeat: s.defineKind("heartbeat", (b, c, reply) => brk(b).onHeartbeat(c, reply === 1)),
       sendBack: s.defineKind("sendBack", (b, c, wk) => brk(b).onSendBack(c, wk)),
       cleanSendBack: s.defineKind("cleanSendBack", (b, ticket, c) => brk(b).onCleanSendBack(ticket, c)),
-      scheduleDue: s.defineKind("scheduleDue", (b, level) => brk(b).onScheduleDue(level)),
+      scheduleDue: s.defineKind("scheduleDue", (b, level) => brk(b).scheduleService.onDue(level)),
       consumerStart: s.defineKind("consumerStart", (c) => con(c)?.start()),
       pullDispatch: s.defineKind("pullDispatch", (id) => con(pr(id).consumerAddr)?.pullMessage(pr(id))),
       pullResponse: s.defineKind("pullResponse", (id, serial) => con(pr(id).consumerAddr)?.onPullResponse(pr(id), serial)),
