@@ -298,6 +298,22 @@ export class Broker {
     }
   }
 
+  /** GET_CONSUMER_LIST_BY_GROUP arrives: the answer is written into the asking rebalance, then sent. */
+  onConsumerListRequest(consumer: number, serial: number): void {
+    const w = this.world;
+    const c = w.incarnation(consumer);
+    if (serial !== c.rebalance.consumerListSerial) return; // the client gave up on it already
+    if (this.down) {
+      c.rebalance.consumerListLost();
+      return;
+    }
+    const list = this.consumerIdList(c.group);
+    c.rebalance.setConsumerList(list);
+    const t = w.net.downAt(w.sched.nowUs, c.index, this.index);
+    if (t >= 0) w.sched.scheduleAt(t, w.kinds.consumerListResponse, consumer, serial, list === null ? 0 : 1);
+    else c.rebalance.consumerListLost();
+  }
+
   /** GET_CONSUMER_LIST_BY_GROUP: the client ids of every channel (a shared id appears twice). */
   consumerIdList(group: number): string[] | null {
     if (this.down) return null;

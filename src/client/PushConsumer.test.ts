@@ -512,8 +512,9 @@ describe("PullCallback onException (§4.4)", () => {
 
 describe("cleanExpiredMsg (§3.7)", () => {
   it("cleanExpiredMsg: every consumeTimeout, sends back with level 3 and removes up to 16 messages whose consumption started more than consumeTimeout ago, without touching the offset", () => {
-    // 64 messages; all 20 workers hang on offsets 0–19, started at 8 ms (pull answered at 8 ms).
-    // consumeTimeout 1 min: the run at 60 s finds 0 started 59.992 s ago (not expired); the run at 120 s
+    // 64 messages; all 20 workers hang on offsets 0–19, started at 12 ms (T's queue is created at 10 ms
+    // after two consumer-list and two offset-query round trips; its pull is answered at 12 ms).
+    // consumeTimeout 1 min: the run at 60 s finds 0 started 59.988 s ago (not expired); the run at 120 s
     // takes 0–15 (16 per queue per run); the run at 180 s takes 16–19 and stops at 20, never started.
     const w = tinyWorld({ backlog: 64, config: { consumeTimeout: 1 }, listener: { hangFraction: 1 } });
     w.start();
@@ -521,7 +522,7 @@ describe("cleanExpiredMsg (§3.7)", () => {
     const c = w.consumers[0]!;
     const mq = w.topicQueues(TOPIC_T)[0]!;
     expect(c.consumeService.hungWorkers).toBe(20);
-    expect(recordsOn(w, "consumeStart", mq).map((r) => r.tUs)).toEqual(new Array(20).fill(8 * MS));
+    expect(recordsOn(w, "consumeStart", mq).map((r) => r.tUs)).toEqual(new Array(20).fill(12 * MS));
     const cleaned = recordsOn(w, "expiredCleaned", mq);
     expect(cleaned.map((r) => [r.tUs, r.offset])).toEqual([
       ...range(0, 16).map((o) => [120_000 * MS, o]),

@@ -90,28 +90,34 @@ describe("messageQueueChanged thresholds (§10.4, values of §15.3)", () => {
     const w = started({ queues: 1 });
     const c = w.consumers[0]!;
     const changedAt = records(w, "pqCreated").find((r) => r.mq === w.topicQueues(TOPIC_T)[0])!.tUs;
-    expect(changedAt).toBe(6 * MS);
-    expect(c.subVersionOf(TOPIC_T)).toBe(6);
-    expect(w.brokers[0]!.subVersions.get(0)!.get(TOPIC_T)).toBe(6);
+    // Heartbeat answered at 2 ms; per topic (%RETRY%G first) a GET_CONSUMER_LIST round trip then an
+    // offset-query round trip, 1 ms each way: %RETRY%G's queue at 6 ms, T's at 10 ms.
+    expect(changedAt).toBe(10 * MS);
+    expect(c.subVersionOf(TOPIC_T)).toBe(10);
+    expect(w.brokers[0]!.subVersions.get(0)!.get(TOPIC_T)).toBe(10);
   });
 });
 
 describe("RebalanceService (§10.1)", () => {
   it("RebalanceService (4.9): the first rebalance runs as soon as the start heartbeat is answered", () => {
     const w = started({ profile: "4.9" });
-    expect(records(w, "rebalance").map((r) => r.tUs)).toEqual([6 * MS]);
-    expect(records(w, "pqCreated")[0]!.tUs).toBe(4 * MS);
+    // Starts at 2 ms (heartbeat answered); two topics × (consumer-list + offset-query round trips).
+    expect(records(w, "rebalance").map((r) => r.tUs)).toEqual([10 * MS]);
+    expect(records(w, "pqCreated")[0]!.tUs).toBe(6 * MS);
   });
 
   it("RebalanceService (5.x): the first rebalance waits for minInterval (1000 ms) after the service started", () => {
     const w = started({ profile: "5.x" }, 2000 * MS);
-    // Woken at 2 ms, it waits the remaining 998 ms; then %RETRY%G at 1002 ms and T at 1004 ms.
-    expect(records(w, "pqCreated").map((r) => r.tUs)).toEqual([1002 * MS, 1004 * MS]);
+    // Woken at 2 ms, it waits the remaining 998 ms; then, two round trips per topic, %RETRY%G's queue
+    // at 1004 ms and T's at 1008 ms.
+    expect(records(w, "pqCreated").map((r) => r.tUs)).toEqual([1004 * MS, 1008 * MS]);
   });
 
   it("RebalanceService: the next periodic rebalance comes 20 s after the last one", () => {
     const w = started({ profile: "4.9" }, 30_000 * MS);
-    expect(records(w, "rebalance").map((r) => r.tUs)).toEqual([6 * MS, 20_006 * MS]);
+    // The record is written when a run ends: the second starts 20 s after the first ended (10 ms) and
+    // takes its two consumer-list round trips (nothing new to create).
+    expect(records(w, "rebalance").map((r) => r.tUs)).toEqual([10 * MS, 20_014 * MS]);
   });
 });
 
@@ -146,7 +152,9 @@ describe("updateProcessQueueTableInRebalance (§10.3, §10.5)", () => {
     const prId = c.rebalance.pullRequestOf(mq)!;
     // The pull loop of this sim never dies on its own (every branch re-enqueues or the pq is removed),
     // so the silent death RocketMQ logs as "[BUG] pull is pause" is staged by ageing the stamp.
-    pq.lastPullTimestampUs = w.sched.nowUs - lastPullAgoUs;
+    // T is rebalanced after %RETRY%G's and its own GET_CONSUMER_LIST round trips: 4 ms after the
+    // wake-up, which is when the age is measured.
+    pq.lastPullTimestampUs = w.sched.nowUs + 4 * MS - lastPullAgoUs;
     const at = w.sched.nowUs;
     c.rebalance.wakeup();
     advanceTo(w, at + 50 * MS);
@@ -156,17 +164,17 @@ describe("updateProcessQueueTableInRebalance (§10.3, §10.5)", () => {
   it("updateProcessQueueTableInRebalance: a pq with no pull for more than 120 s is dropped and recreated with a new pull request", () => {
     const w = started({ profile: "4.9" });
     const { c, mq, pq, prId, at } = expire(w, 120_000 * MS + 1);
-    expect(recordsOn(w, "pqDropped", mq)).toEqual([{ tUs: at, type: "pqDropped", mq, consumer: 0, reason: DROP_REASON.pullExpired }]);
+    expect(recordsOn(w, "pqDropped", mq)).toEqual([{ tUs: at + 4 * MS, type: "pqDropped", mq, consumer: 0, reason: DROP_REASON.pullExpired }]);
     expect(pq.dropped).toBe(true);
     const created = recordsOn(w, "pqCreated", mq);
-    expect(created.map((r) => r.tUs)).toEqual([6 * MS, at + 2 * MS]); // offset query round trip
+    expect(created.map((r) => r.tUs)).toEqual([10 * MS, at + 6 * MS]); // then the offset query round trip
     const fresh = c.rebalance.processQueues().find(([q]) => q === mq)![1];
     expect(fresh).not.toBe(pq);
     expect(fresh.dropped).toBe(false);
     const newPrId = c.rebalance.pullRequestOf(mq)!;
     expect(newPrId).not.toBe(prId);
     expect(w.pullRequests[newPrId]!.pq).toBe(fresh);
-    expect(recordsOn(w, "pullSent", mq).map((r) => r.tUs)).toEqual([6 * MS, at + 2 * MS]);
+    expect(recordsOn(w, "pullSent", mq).map((r) => r.tUs)).toEqual([10 * MS, at + 6 * MS]);
   });
 
   it("updateProcessQueueTableInRebalance: exactly 120 s without a pull is not yet expired (strict >)", () => {

@@ -22,6 +22,9 @@ export class RebalanceImpl {
   private timerId = -1;
   private running = false;
   private wakeupPending = false;
+  private cidSerial = 0;
+  private cidSentUs = 0;
+  private cidList: string[] | null = null;
   private querySerial = 0;
   private lastRebalanceUs = 0;
   // Progress of the rebalance in flight.
@@ -101,9 +104,43 @@ export class RebalanceImpl {
     const topics = c.subscribedTopics;
     if (this.topicCursor >= topics.length) return this.finishRun();
     const topic = topics[this.topicCursor++]!;
+    if (w.topicQueues(topic).length === 0) return this.nextTopic();
+    // findConsumerIdList: GET_CONSUMER_LIST_BY_GROUP to a random broker of the topic, a synchronous
+    // RPC (timeout mqClientApiTimeout); a failure returns null and the topic is left alone (§10.3).
+    const broker = w.topicBroker(topic, this.brokerPick);
+    const serial = ++this.cidSerial;
+    this.cidSentUs = w.sched.nowUs;
+    this.cidList = null;
+    const t = w.net.upAt(w.sched.nowUs, c.index, broker);
+    if (t >= 0) w.sched.scheduleAt(t, w.kinds.consumerListRequest, broker, c.addr, serial);
+    else this.consumerListLost();
+  }
+
+  /** The GET_CONSUMER_LIST_BY_GROUP request or its answer was lost: the RPC fails at its time-out. */
+  consumerListLost(): void {
+    const w = this.world;
+    const at = Math.max(w.sched.nowUs, this.cidSentUs + this.consumer.config.mqClientApiTimeout * 1000);
+    w.sched.scheduleAt(at, w.kinds.consumerListResponse, this.consumer.addr, this.cidSerial, 0);
+  }
+
+  /** What the broker answers, written before its reply crosses the network (null: SYSTEM_ERROR). */
+  setConsumerList(list: string[] | null): void {
+    this.cidList = list;
+  }
+
+  get consumerListSerial(): number {
+    return this.cidSerial;
+  }
+
+  /** The answer (or time-out) of GET_CONSUMER_LIST_BY_GROUP for the topic being rebalanced. */
+  onConsumerList(listSerial: number, ok: boolean): void {
+    if (!this.running || listSerial !== this.cidSerial) return;
+    const w = this.world;
+    const c = this.consumer;
+    const topic = c.subscribedTopics[this.topicCursor - 1]!;
     const mqAll = w.topicQueues(topic);
-    const cidAll = w.findConsumerIdList(topic, c.group, this.brokerPick);
-    if (mqAll.length === 0 || cidAll === null) return this.nextTopic();
+    const cidAll = ok ? this.cidList : null;
+    if (cidAll === null) return this.nextTopic();
     cidAll.sort();
     let allocation: number[];
     try {

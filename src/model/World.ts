@@ -232,6 +232,8 @@ export class World {
       sendBackResponse: s.defineKind("sendBackResponse", (c, wk, ok) => con(c)?.consumeService.onSendBackResponse(wk, ok === 1)),
       localRetry: s.defineKind("localRetry", (c, t) => con(c)?.consumeService.onLocalRetry(t)),
       unregister: s.defineKind("unregister", (b, c) => brk(b).onUnregister(c)),
+      consumerListRequest: s.defineKind("consumerListRequest", (b, c, serial) => brk(b).onConsumerListRequest(c, serial)),
+      consumerListResponse: s.defineKind("consumerListResponse", (c, serial, ok) => con(c)?.rebalance.onConsumerList(serial, ok === 1)),
       channelClosed: s.defineKind("channelClosed", (b, c) => brk(b).onChannelClosed(c)),
       expiryScan: s.defineKind("expiryScan", (b) => brk(b).onExpiryScan()),
       offsetFlush: s.defineKind("offsetFlush", (b) => brk(b).onOffsetFlush()),
@@ -497,11 +499,10 @@ export class World {
     return this.topics.length;
   }
 
-  /** findConsumerIdList: GET_CONSUMER_LIST_BY_GROUP from a random broker of the topic's route. */
-  findConsumerIdList(topic: number, group: number, pick: Rng): string[] | null {
+  /** A random broker of the topic's route (findConsumerIdList asks one; the draw is seeded). */
+  topicBroker(topic: number, pick: Rng): number {
     const brokers = this.topics[topic]!.brokers;
-    const b = brokers[Math.floor(pick() * brokers.length)]!;
-    return this.brokers[b]!.consumerIdList(group);
+    return brokers[Math.floor(pick() * brokers.length)]!;
   }
 
   /** The current incarnation at `addr` if it is alive, else null (its events are stale). */

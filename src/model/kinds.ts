@@ -35,6 +35,8 @@ export interface Kinds {
   sendBackResponse: number; // target = consumer, a = worker, b = 1 ok / 0 failed
   localRetry: number; // target = consumer, a = retry ticket
   unregister: number; // target = broker, a = consumer
+  consumerListRequest: number; // target = broker, a = consumer, b = serial
+  consumerListResponse: number; // target = consumer, a = serial, b = 1 answered / 0 failed
   channelClosed: number; // target = broker, a = consumer
   expiryScan: number; // target = broker
   offsetFlush: number; // target = broker

@@ -13,7 +13,7 @@ export interface ChartView {
   /** true in the browser: responsive, tooltips, hover; false for PNG (fixed size, no events). */
   interactive: boolean;
   fontFamily: string;
-  /** Queue series named in the legend before the rest are summarised as "… N more queues". */
+  /** Queues (or consumers) named in the legend before the rest are summarised as "… N more queues". */
   legendQueuesMax: number;
 }
 
@@ -78,6 +78,9 @@ function rmqMarkersPlugin(markers) {
   };
 }
 
+/** Gap between stacked panels, as a share of the plot height relative to the panels' weights. */
+var RMQ_PANEL_GAP_WEIGHT = 0.3;
+
 var rmqBackgroundPlugin = {
   id: "rmqBackground",
   beforeDraw: function (chart) {
@@ -96,33 +99,76 @@ function rmqLogTick(value) {
   return m === 1 || m === 2 || m === 5 ? Number(value).toLocaleString("en-US") : "";
 }
 
+// Stacked panels share one chart area; blanking the gaps between them (where the x grid would run
+// through) makes each panel read as its own plot. Markers are drawn after this, across every panel.
+var rmqPanelsPlugin = {
+  id: "rmqPanels",
+  beforeDatasetsDraw: function (chart) {
+    var ctx = chart.ctx, area = chart.chartArea;
+    ctx.save();
+    ctx.fillStyle = "#ffffff";
+    Object.keys(chart.scales).forEach(function (id) {
+      var scale = chart.scales[id];
+      if (id.indexOf("rmqGap") === 0) ctx.fillRect(area.left - 1, scale.top, area.right - area.left + 2, scale.bottom - scale.top);
+    });
+    ctx.restore();
+  }
+};
+
+// Items of the panel under the pointer only: with three panels of N consumers, a tooltip of every
+// dataset would be 3N lines long.
+function rmqTooltipInPanel(item) {
+  var y = item.chart.$rmqPointerY, scale = item.chart.scales[item.dataset.yAxisID];
+  return y === undefined || scale === undefined || (y >= scale.top && y <= scale.bottom);
+}
+
+// A consumer's series (one per panel) share one legend entry: clicking it shows or hides them all.
+function rmqLegendClick(e, item, legend) {
+  var chart = legend.chart, clicked = chart.data.datasets[item.datasetIndex];
+  var show = !chart.isDatasetVisible(item.datasetIndex);
+  chart.data.datasets.forEach(function (d, i) {
+    if (i === item.datasetIndex || (clicked.rmqGroup !== undefined && d.rmqGroup === clicked.rmqGroup)) chart.setDatasetVisibility(i, show);
+  });
+  chart.update();
+}
+
 function rmqChartConfig(data, spec, view) {
   var range = rmqSliceRange(data.tSec, view.fromSec, view.toSec);
   var i0 = range[0], i1 = range[1];
   var xMin = view.fromSec, xMax = Math.max(view.toSec, view.fromSec + 1e-3);
   var datasets = [];
-  var queueCount = 0, queuesHidden = 0, afterLastQueue = 0;
+  // Queue and consumer series: one legend entry per queue or consumer, up to legendQueuesMax of them;
+  // the rest are drawn but summed up in one "… N more" entry.
+  var legendGroups = {}, groupCount = 0, groupsHidden = 0, afterLastGroup = 0, groupNoun = "queues";
   spec.series.forEach(function (s) {
     if (s.queue !== undefined && view.queue !== null && s.queue !== view.queue) return;
     var points = [];
     for (var i = i0; i < i1; i++) points.push({ x: data.tSec[i], y: s.values[i] });
     var inLegend = true;
-    if (s.queue !== undefined) {
-      inLegend = queueCount < view.legendQueuesMax;
-      if (!inLegend) queuesHidden++;
-      queueCount++;
-      afterLastQueue = datasets.length + 1;
+    var group = s.queue !== undefined ? "queue:" + s.queue : s.consumer !== undefined ? "consumer:" + s.consumer : undefined;
+    if (group !== undefined) {
+      if (legendGroups[group] === undefined) {
+        legendGroups[group] = true;
+        inLegend = groupCount < view.legendQueuesMax;
+        if (!inLegend) groupsHidden++;
+        groupCount++;
+      } else {
+        inLegend = false;
+      }
+      if (s.consumer !== undefined) groupNoun = "consumers";
+      afterLastGroup = datasets.length + 1;
     }
     datasets.push({
-      rmqKey: s.key, rmqLegend: inLegend, label: s.label, data: points, yAxisID: s.axis,
+      rmqKey: s.key, rmqLegend: inLegend, rmqGroup: s.consumer !== undefined ? group : undefined,
+      label: s.label, data: points, yAxisID: s.axis, stepped: s.stepped === true,
       borderColor: s.color, backgroundColor: s.color, borderWidth: s.width, borderDash: s.dash,
       pointRadius: 0, pointHoverRadius: 3, pointHitRadius: 4, tension: 0, spanGaps: false
     });
   });
-  if (queuesHidden > 0) {
-    // A legend-only entry standing for the queues left out of the legend (their lines are drawn).
-    var hint = view.interactive ? "pick one with the queue selector" : "see report.html";
-    datasets.splice(afterLastQueue, 0, { rmqKey: "moreQueues", rmqLegend: true, label: "… " + queuesHidden + " more queues (" + hint + ")",
+  if (groupsHidden > 0) {
+    // A legend-only entry standing for the queues or consumers left out of the legend (their lines are drawn).
+    var hint = !view.interactive ? "see report.html" : groupNoun === "queues" ? "pick one with the queue selector" : "hover for values";
+    datasets.splice(afterLastGroup, 0, { rmqKey: "more:" + groupNoun, rmqLegend: true, label: "… " + groupsHidden + " more " + groupNoun + " (" + hint + ")",
       data: [], borderColor: "rgba(0,0,0,0)", backgroundColor: "rgba(0,0,0,0)", borderWidth: 0 });
   }
   spec.lines.forEach(function (l) {
@@ -147,20 +193,34 @@ function rmqChartConfig(data, spec, view) {
     x: { type: "linear", min: xMin, max: xMax, title: { display: true, text: "virtual time (s)", font: font(13) },
       ticks: { font: font(12), color: "#333" }, grid: { color: "#e6e6e6" } }
   };
-  spec.axes.forEach(function (a) {
+  var panels = spec.axes.some(function (a) { return a.panelWeight !== undefined; });
+  spec.axes.forEach(function (a, k) {
     scales[a.id] = {
-      type: a.log ? "logarithmic" : "linear", position: a.id === "y" ? "left" : "right", beginAtZero: !a.log,
-      title: { display: true, text: a.title, font: font(13) },
+      type: a.log ? "logarithmic" : "linear", position: a.id === "y" || panels ? "left" : "right", beginAtZero: !a.log,
+      title: { display: true, text: a.title, font: font(panels ? 12 : 13) },
       ticks: { font: font(12), color: "#333" },
-      grid: { color: "#e6e6e6", drawOnChartArea: a.id === "y" }
+      grid: { color: "#e6e6e6", drawOnChartArea: a.id === "y" || panels }
     };
+    if (a.suggestedMax !== undefined) scales[a.id].suggestedMax = a.suggestedMax;
+    if (a.integer) scales[a.id].ticks.precision = 0;
+    if (panels) {
+      // chart.js stacks left-hand boxes heaviest first from the top: the first axis is the top panel.
+      var weight = 2 * (spec.axes.length - k);
+      scales[a.id].stack = "panels";
+      scales[a.id].stackWeight = a.panelWeight;
+      scales[a.id].weight = weight;
+      // An empty, hidden scale below each panel but the last keeps the panels' tick labels apart.
+      if (k < spec.axes.length - 1) {
+        scales["rmqGap" + k] = { type: "linear", axis: "y", position: "left", display: false, stack: "panels", stackWeight: RMQ_PANEL_GAP_WEIGHT, weight: weight - 1 };
+      }
+    }
     // Only when logarithmic: an explicit undefined would replace chart.js's default formatter too.
     if (a.log) scales[a.id].ticks.callback = rmqLogTick;
   });
-  return {
+  var config = {
     type: "line",
     data: { datasets: datasets },
-    plugins: [rmqBackgroundPlugin, rmqMarkersPlugin(data.markers)],
+    plugins: [rmqBackgroundPlugin].concat(panels ? [rmqPanelsPlugin] : [], [rmqMarkersPlugin(data.markers)]),
     options: {
       animation: false, responsive: view.interactive, maintainAspectRatio: false, devicePixelRatio: view.interactive ? undefined : 1,
       locale: "en-US", parsing: false, normalized: true,
@@ -171,14 +231,25 @@ function rmqChartConfig(data, spec, view) {
       plugins: {
         title: { display: true, text: spec.title, font: font(18, "bold"), color: "#111", padding: { top: 6, bottom: 2 } },
         subtitle: { display: true, text: data.subtitle, font: font(12), color: "#555", padding: { bottom: 6 } },
-        legend: { position: "bottom", labels: { font: font(12), color: "#222", usePointStyle: true, pointStyle: "line", boxWidth: 28,
+        legend: { position: "bottom", onClick: rmqLegendClick, labels: { font: font(12), color: "#222", usePointStyle: true, pointStyle: "line", boxWidth: 28,
           filter: function (item, chartData) { return chartData.datasets[item.datasetIndex].rmqLegend !== false; } } },
         tooltip: { enabled: view.interactive,
-          callbacks: { title: function (items) { return items.length > 0 ? "t = " + items[0].parsed.x + " s" : ""; } } },
+          callbacks: { title: function (items) {
+            if (items.length === 0) return "";
+            var panel = panels ? " · " + items[0].chart.scales[items[0].dataset.yAxisID].options.title.text : "";
+            return "t = " + items[0].parsed.x + " s" + panel;
+          } } },
         decimation: { enabled: false }
       }
     }
   };
+  if (panels) {
+    // Remembers the pointer's height so the tooltip can keep to the panel under it; chart.js calls
+    // onHover before the tooltip plugin handles the same event.
+    config.options.onHover = function (e, active, chart) { chart.$rmqPointerY = e.y; };
+    config.options.plugins.tooltip.filter = rmqTooltipInPanel;
+  }
+  return config;
 }
 `;
 

@@ -8,24 +8,36 @@ export const CHART_POINTS_MAX = 2400;
 const MIB = 1024 * 1024;
 
 export interface ChartAxisSpec {
-  id: "y" | "y2";
+  id: "y" | "y2" | "y3";
   title: string;
   /** Logarithmic scale (values ≤ 0 are drawn as gaps). */
   log: boolean;
+  /** Set on every axis of a chart drawn as stacked panels (first axis on top, all on the left, one x
+   * axis): the panel's share of the plot height. Without it, "y" is on the left and "y2" on the right. */
+  panelWeight?: number;
+  /** The axis reaches at least this value (it still grows to fit larger values), e.g. 100 for a %. */
+  suggestedMax?: number;
+  /** Counts: ticks on whole numbers only. */
+  integer?: boolean;
 }
 
 export interface ChartSeriesSpec {
   /** Stable identity across re-slicing (legend toggles are kept by key). */
   key: string;
   label: string;
-  axis: "y" | "y2";
+  axis: "y" | "y2" | "y3";
   color: string;
   width: number;
   dash: number[];
+  /** Draw as a staircase (a count that holds its value until the next sample). */
+  stepped?: boolean;
   /** One value per chart point; null draws a gap. */
   values: (number | null)[];
   /** Set on per-queue series: the queue label the per-queue selector filters on. */
   queue?: string;
+  /** Set on per-consumer series: the client id. A consumer's series share one legend entry (the
+   * first), which shows or hides them all. */
+  consumer?: string;
 }
 
 /** A horizontal reference line (a threshold), drawn dashed across the whole x range. */
@@ -142,12 +154,52 @@ export function buildChartData(result: RunResult): ChartData {
       ],
       lines: [],
     },
+    consumersChart(result, thin),
   ];
   const markers = result.markers.map((m) => ({ tSec: m.tUs / 1e6, kind: m.kind, label: m.label }));
   return { subtitle, tSec, markers, charts };
 }
 
-function axis(id: "y" | "y2", title: string): ChartAxisSpec {
+/**
+ * Per consumer instance, three stacked panels sharing the time axis and one colour per consumer (the
+ * colour the ownership timeline in report.html gives it): cached MiB (its heap share), ProcessQueues
+ * held, and pool saturation = busy consume workers / consumeThreads.
+ */
+function consumersChart(result: RunResult, thin: (values: readonly number[]) => number[]): ChartSpec {
+  const threads = new Map(result.summary.perConsumer.map((c) => [c.clientId, c.consumeThreads]));
+  const series: ChartSeriesSpec[] = [];
+  const perConsumer = result.series.perConsumer;
+  const each = (axisId: ChartSeriesSpec["axis"], values: (c: (typeof perConsumer)[number]) => (number | null)[], stepped: boolean) =>
+    perConsumer.forEach((c, i) => {
+      series.push({ ...line(`${axisId}:${c.clientId}`, c.clientId, consumerColor(i), values(c)), axis: axisId, width: 1.5, consumer: c.clientId,
+        ...(stepped ? { stepped: true } : {}) });
+    });
+  each("y", (c) => thin(c.cachedBytes).map((b) => round3(b / MIB)), false);
+  each("y2", (c) => thin(c.queues), true);
+  each("y3", (c) => {
+    const n = threads.get(c.clientId) ?? 0;
+    // Bucketed busy counts, then the share: the max of the shares is the share of the max.
+    return thin(c.poolBusy).map((b) => (n > 0 ? Math.round((b / n) * 1000) / 10 : null));
+  }, false);
+  return {
+    id: "consumers",
+    title: "Per consumer instance: cache, queues held, pool saturation",
+    axes: [
+      { ...axis("y", "cached (MiB)"), panelWeight: 2 },
+      { ...axis("y2", "queues held"), panelWeight: 1, integer: true },
+      { ...axis("y3", "pool busy (%)"), panelWeight: 1, suggestedMax: 100 },
+    ],
+    series,
+    lines: [],
+  };
+}
+
+/** A consumer's colour, the same on the consumers chart and the ownership timeline. */
+export function consumerColor(i: number): string {
+  return queueColor(i);
+}
+
+function axis(id: "y" | "y2" | "y3", title: string): ChartAxisSpec {
   return { id, title, log: false };
 }
 

@@ -1,0 +1,102 @@
+// The "Ownership" and "Faults" sections of report.html, static markup (readable with scripts off):
+// per queue its orphan time, owners and duplicates, and its owner history as a horizontal bar across
+// the run; then what each fault did.
+import type { RunResult } from "../model/simulate.ts";
+import type { Summary } from "../model/summary.ts";
+import { consumerColor } from "./chartSpecs.ts";
+import { formatNumber } from "./csv.ts";
+import { escapeHtml } from "./htmlSummary.ts";
+
+/** Queues listed (a run has one row per group × queue, retry queues included). */
+export const OWNERSHIP_QUEUES_MAX = 1000;
+/** Owner intervals drawn per queue; a rebalance storm can produce thousands (summary.json has all). */
+export const OWNERSHIP_SEGMENTS_MAX = 500;
+const UNKNOWN_OWNER_COLOR = "#7f7f7f";
+
+type QueueRow = Summary["perQueue"][number];
+
+export const OWNERSHIP_STYLE = `
+table.ownership { width: 100%; } td.own-cell { width: 100%; min-width: 320px; vertical-align: middle; }
+.own-bar { position: relative; height: 14px; border: 1px solid #ccc; background: repeating-linear-gradient(135deg, #fff 0 3px, #ececec 3px 5px); }
+.own-seg { position: absolute; top: 0; bottom: 0; min-width: 1px; box-shadow: inset -1px 0 0 rgba(255,255,255,0.8); }
+.own-fault { position: absolute; top: -3px; bottom: -3px; width: 0; border-left: 2px solid #d62728; }
+.own-keys { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 13px; margin: 6px 0; }
+.own-key i { display: inline-block; width: 14px; height: 10px; margin-right: 5px; vertical-align: baseline; }
+`;
+
+/** "G1 TopicTest@broker-a#3" style label of a summary queue row (the queue part as in timeseries.csv). */
+export function queueRowLabel(q: QueueRow): string {
+  return `${q.topic}@${q.brokerName}#${q.queueId}`;
+}
+
+export function renderOwnership(result: RunResult): string {
+  const s = result.summary;
+  const runMs = Math.max(1, s.simulatedMs);
+  const colors = new Map(result.series.perConsumer.map((c, i) => [c.clientId, consumerColor(i)]));
+  const colorOf = (cid: string) => colors.get(cid) ?? UNKNOWN_OWNER_COLOR;
+  const queues = s.perQueue.slice(0, OWNERSHIP_QUEUES_MAX);
+  const owners = [...new Set(queues.flatMap((q) => q.ownerHistory.map((h) => h.clientId)))];
+  owners.sort((a, b) => indexOr(colors, a) - indexOr(colors, b) || (a < b ? -1 : a > b ? 1 : 0));
+  const keys = owners
+    .map((cid) => `<span class="own-key"><i style="background:${colorOf(cid)}"></i>${escapeHtml(cid)}</span>`)
+    .join("");
+  const rows = queues.map((q) => ownershipRow(q, runMs, colorOf, s.faults)).join("\n");
+  const more = s.perQueue.length > queues.length ? `<p>… and ${s.perQueue.length - queues.length} more queues (summary.json lists them).</p>` : "";
+  return `<h2>Ownership</h2>
+<p class="meta">${formatNumber(s.ownershipChanges)} ownership changes · ${formatNumber(s.orphanQueueSeconds)} queue-seconds with no owner. Each bar runs from 0 to ${formatNumber(runMs / 1000)} s: who held the queue when, coloured per consumer as on the consumers chart; hatched gaps had no owner; red lines are faults. Hover a segment for its client id, times and the duplicates its owner consumed. Where two owners briefly overlap (a rebalance hand-over), the later one is drawn on top.</p>
+<div class="own-keys">${keys}</div>
+<table class="ownership"><thead><tr><th>group</th><th>queue</th><th>no owner (s)</th><th>owners</th><th>changes</th><th>duplicates</th><th>owner history</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>${more}`;
+}
+
+function ownershipRow(q: QueueRow, runMs: number, colorOf: (cid: string) => string, faults: Summary["faults"]): string {
+  const label = queueRowLabel(q);
+  const history = q.ownerHistory;
+  const distinct = new Set(history.map((h) => h.clientId)).size;
+  const duplicates = history.reduce((a, h) => a + h.duplicates, 0);
+  const segments = history.slice(0, OWNERSHIP_SEGMENTS_MAX).map((h) => {
+    const toMs = h.toMs ?? runMs;
+    const left = pct(h.fromMs, runMs);
+    const width = Math.max(0, pct(toMs, runMs) - left);
+    const until = h.toMs === null ? "end of run" : `${formatNumber(h.toMs / 1000)} s`;
+    const title = `${h.clientId}: ${formatNumber(h.fromMs / 1000)} s – ${until} · ${formatNumber(h.duplicates)} duplicates`;
+    return `<span class="own-seg" style="left:${formatNumber(left)}%;width:${formatNumber(width)}%;background:${colorOf(h.clientId)}" title="${escapeHtml(title)}"></span>`;
+  });
+  const marks = faults
+    .filter((f) => f.atMs <= runMs)
+    .map((f) => `<span class="own-fault" style="left:${formatNumber(pct(f.atMs, runMs))}%" title="${escapeHtml(`${f.label} at ${formatNumber(f.atMs / 1000)} s`)}"></span>`);
+  const cut = history.length - segments.length;
+  const barTitle = cut > 0 ? ` title="${cut} more owner intervals not drawn (summary.json has them)"` : "";
+  return `<tr><td>${escapeHtml(q.group)}</td><td>${escapeHtml(label)}</td>${num(q.orphanSeconds)}${num(distinct)}${num(Math.max(0, history.length - 1))}${num(duplicates)}`
+    + `<td class="own-cell"><div class="own-bar" data-queue="${escapeHtml(`${q.group} ${label}`)}"${barTitle}>${segments.join("")}${marks.join("")}</div></td></tr>`;
+}
+
+/** The faults that hit, in order; empty when the run had none. */
+export function renderFaults(summary: Summary): string {
+  if (summary.faults.length === 0) return "";
+  const rows = summary.faults.map((f) => {
+    const end = f.endMs === null ? "—" : formatNumber(f.endMs / 1000);
+    return `<tr>${num(f.atMs / 1000)}<td>${escapeHtml(f.kind)}</td><td>${escapeHtml(f.label)}</td><td>${escapeHtml(f.effect)}</td><td class="num">${end}</td></tr>`;
+  });
+  return `<h2>Faults</h2>
+<table class="faults"><thead><tr><th>at (s)</th><th>kind</th><th>label</th><th>effect</th><th>end (s)</th></tr></thead>
+<tbody>
+${rows.join("\n")}
+</tbody></table>`;
+}
+
+function num(v: number): string {
+  return `<td class="num">${formatNumber(v)}</td>`;
+}
+
+/** Share of the run, %, to 3 decimals (formatNumber rounds; keeps the markup byte-stable). */
+function pct(ms: number, runMs: number): number {
+  return Math.min(100, Math.max(0, (ms / runMs) * 100));
+}
+
+function indexOr(colors: Map<string, string>, cid: string): number {
+  const i = [...colors.keys()].indexOf(cid);
+  return i < 0 ? Number.MAX_SAFE_INTEGER : i;
+}
