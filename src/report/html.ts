@@ -4,6 +4,7 @@ import type { RunResult } from "../model/simulate.ts";
 import { CHART_RUNTIME_JS } from "./chartRuntime.ts";
 import type { ChartData } from "./chartSpecs.ts";
 import { HTML_APP_JS } from "./htmlApp.ts";
+import { OWNERSHIP_STYLE, renderFaults, renderOwnership } from "./htmlOwnership.ts";
 import { escapeHtml, renderSummaryTables } from "./htmlSummary.ts";
 import { formatNumber } from "./csv.ts";
 
@@ -47,7 +48,7 @@ export function renderHtml(result: RunResult, chartData: ChartData, chartJsSourc
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
+<style>${STYLE}${OWNERSHIP_STYLE}</style>
 </head>
 <body>
 <h1>${escapeHtml(title)}</h1>
@@ -60,12 +61,14 @@ ${result.model.description ? `<p>${escapeHtml(result.model.description)}</p>` : 
 <label>queue <select id="rmq-queue"><option value="">all queues</option></select></label>
 <span id="rmq-status">charts need JavaScript</span>
 </div>
-<p class="meta">Hover for values; click a legend entry to hide or show it (markers too). Grey dashed lines: rebalances; red lines: faults.</p>
+<p class="meta">Hover for values; click a legend entry to hide or show it (markers too; a consumer's entry hides its line in every panel). Grey dashed lines: rebalances; red lines: faults. Who owned each queue when: <a href="#ownership">Ownership</a>.</p>
 ${canvases}
 <h2>Summary</h2>
 <div class="tables">
 ${renderSummaryTables(result)}
 </div>
+${renderOwnership(result)}
+${renderFaults(s)}
 ${renderMarkers(chartData)}
 <h2>Scenario</h2>
 <pre>${escapeHtml(JSON.stringify(result.model.input, null, 2))}</pre>

@@ -16,7 +16,10 @@ const UNKNOWN_OWNER_COLOR = "#7f7f7f";
 type QueueRow = Summary["perQueue"][number];
 
 export const OWNERSHIP_STYLE = `
-table.ownership { width: 100%; } td.own-cell { width: 100%; min-width: 320px; vertical-align: middle; }
+table.ownership { width: 100%; } table.ownership th, table.ownership td { white-space: nowrap; }
+.own-cell { width: 100%; min-width: 320px; vertical-align: middle; }
+.own-axis { position: relative; height: 16px; margin-top: 2px; font-weight: normal; font-size: 11px; color: #555; }
+.own-axis span { position: absolute; top: 0; transform: translateX(-50%); }
 .own-bar { position: relative; height: 14px; border: 1px solid #ccc; background: repeating-linear-gradient(135deg, #fff 0 3px, #ececec 3px 5px); }
 .own-seg { position: absolute; top: 0; bottom: 0; min-width: 1px; box-shadow: inset -1px 0 0 rgba(255,255,255,0.8); }
 .own-fault { position: absolute; top: -3px; bottom: -3px; width: 0; border-left: 2px solid #d62728; }
@@ -32,20 +35,22 @@ export function queueRowLabel(q: QueueRow): string {
 export function renderOwnership(result: RunResult): string {
   const s = result.summary;
   const runMs = Math.max(1, s.simulatedMs);
-  const colors = new Map(result.series.perConsumer.map((c, i) => [c.clientId, consumerColor(i)]));
-  const colorOf = (cid: string) => colors.get(cid) ?? UNKNOWN_OWNER_COLOR;
+  // A consumer's colour follows its place in the series, as on the consumers chart.
+  const slot = new Map(result.series.perConsumer.map((c, i) => [c.clientId, i]));
+  const slotOf = (cid: string) => slot.get(cid) ?? Number.MAX_SAFE_INTEGER;
+  const colorOf = (cid: string) => (slot.has(cid) ? consumerColor(slot.get(cid)!) : UNKNOWN_OWNER_COLOR);
   const queues = s.perQueue.slice(0, OWNERSHIP_QUEUES_MAX);
   const owners = [...new Set(queues.flatMap((q) => q.ownerHistory.map((h) => h.clientId)))];
-  owners.sort((a, b) => indexOr(colors, a) - indexOr(colors, b) || (a < b ? -1 : a > b ? 1 : 0));
+  owners.sort((a, b) => slotOf(a) - slotOf(b) || (a < b ? -1 : a > b ? 1 : 0));
   const keys = owners
     .map((cid) => `<span class="own-key"><i style="background:${colorOf(cid)}"></i>${escapeHtml(cid)}</span>`)
     .join("");
   const rows = queues.map((q) => ownershipRow(q, runMs, colorOf, s.faults)).join("\n");
   const more = s.perQueue.length > queues.length ? `<p>… and ${s.perQueue.length - queues.length} more queues (summary.json lists them).</p>` : "";
-  return `<h2>Ownership</h2>
+  return `<h2 id="ownership">Ownership</h2>
 <p class="meta">${formatNumber(s.ownershipChanges)} ownership changes · ${formatNumber(s.orphanQueueSeconds)} queue-seconds with no owner. Each bar runs from 0 to ${formatNumber(runMs / 1000)} s: who held the queue when, coloured per consumer as on the consumers chart; hatched gaps had no owner; red lines are faults. Hover a segment for its client id, times and the duplicates its owner consumed. Where two owners briefly overlap (a rebalance hand-over), the later one is drawn on top.</p>
 <div class="own-keys">${keys}</div>
-<table class="ownership"><thead><tr><th>group</th><th>queue</th><th>no owner (s)</th><th>owners</th><th>changes</th><th>duplicates</th><th>owner history</th></tr></thead>
+<table class="ownership"><thead><tr><th>group</th><th>queue</th><th>no owner (s)</th><th>owners</th><th>changes</th><th>duplicates</th><th class="own-cell">owner history (s)${axisTicks(runMs)}</th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>${more}`;
@@ -87,16 +92,25 @@ ${rows.join("\n")}
 </tbody></table>`;
 }
 
+/** Time labels over the bars: about six, at 1, 2 or 5 × 10^k seconds. */
+function axisTicks(runMs: number): string {
+  const runSec = runMs / 1000;
+  const raw = runSec / 6;
+  const magnitude = Math.pow(10, Math.floor(Math.log10(raw)));
+  const stepSec = [1, 2, 5, 10].map((m) => m * magnitude).find((v) => v >= raw) ?? 10 * magnitude;
+  const spans: string[] = [];
+  for (let i = 0; i * stepSec <= runSec + 1e-9 && i <= 20; i++) {
+    spans.push(`<span style="left:${formatNumber(pct(i * stepSec * 1000, runMs))}%">${formatNumber(i * stepSec)}</span>`);
+  }
+  return `<div class="own-axis">${spans.join("")}</div>`;
+}
+
 function num(v: number): string {
   return `<td class="num">${formatNumber(v)}</td>`;
 }
 
-/** Share of the run, %, to 3 decimals (formatNumber rounds; keeps the markup byte-stable). */
+/** Share of the run, % (formatNumber rounds it to 3 decimals, which keeps the markup byte-stable). */
 function pct(ms: number, runMs: number): number {
   return Math.min(100, Math.max(0, (ms / runMs) * 100));
 }
 
-function indexOr(colors: Map<string, string>, cid: string): number {
-  const i = [...colors.keys()].indexOf(cid);
-  return i < 0 ? Number.MAX_SAFE_INTEGER : i;
-}

@@ -18,7 +18,7 @@ import type { ChartData, ChartSpec } from "./chartSpecs.ts";
 
 export const PNG_WIDTH = 1000;
 export const PNG_HEIGHT = 500;
-/** Legend lines before "… N more queues": a 500 px chart has room for about three legend rows. */
+/** Queues (or consumers) named in the legend before "… N more": a 500 px chart has room for about three legend rows. */
 const PNG_LEGEND_QUEUES_MAX = 8;
 
 // Registration is idempotent; the tooltip plugin is left out because a PNG has no pointer.

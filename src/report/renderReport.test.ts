@@ -5,7 +5,7 @@ import { PNG_HEIGHT, PNG_WIDTH, pngFontFamily } from "./png.ts";
 import { renderReport } from "./renderReport.ts";
 import { simulateBacklog } from "./testScenario.ts";
 
-const PNG_FILES = ["throughput.png", "lag.png", "cache.png", "flow-control.png", "latency.png"];
+const PNG_FILES = ["throughput.png", "lag.png", "cache.png", "flow-control.png", "latency.png", "consumers.png"];
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 let result: RunResult;
@@ -93,6 +93,16 @@ describe("renderReport: report.html", () => {
     expect(html).toContain("&quot;pullThresholdForQueue&quot;: 200");
     expect(html).not.toMatch(/<(script|link|img|iframe)\b[^>]*\b(src|href)\s*=\s*["']?(https?:)?\/\//i);
     expect(html).not.toMatch(/@import|url\(\s*["']?(https?:)?\/\//i);
+  });
+
+  it("has an Ownership section with one owner-history bar per queue, and no Faults section for a run without faults", () => {
+    const html = text(first, "report.html");
+    expect(html).toContain('<h2 id="ownership">Ownership</h2>');
+    expect(html.match(/<div class="own-bar"/g)!.length).toBe(result.summary.perQueue.length);
+    const intervals = result.summary.perQueue.reduce((a, q) => a + q.ownerHistory.length, 0);
+    expect(html.match(/<span class="own-seg"/g)!.length).toBe(intervals);
+    expect(result.summary.faults).toEqual([]);
+    expect(html).not.toContain("<h2>Faults</h2>");
   });
 
   it("escapes </script inside embedded data: every script element closes where it should", () => {

@@ -18,7 +18,7 @@ export interface RenderReportOptions {
 
 /**
  * Files of one report, in a fixed order: summary.json, timeseries.csv, report.html, then (when asked)
- * throughput.png, lag.png, cache.png, flow-control.png, latency.png, then trace.jsonl and run.json when
+ * throughput.png, lag.png, cache.png, flow-control.png, latency.png, consumers.png, then trace.jsonl and run.json when
  * given. The same result and options give byte-identical contents.
  */
 export async function renderReport(result: RunResult, options: RenderReportOptions): Promise<Map<string, Buffer | string>> {

@@ -1,5 +1,6 @@
 // report.html in headless Chromium: every chart draws, nothing errors, nothing is fetched from the
-// network, and the per-queue selector and the time range re-slice the charts.
+// network, the per-queue selector and the time range re-slice the charts, a consumer's legend entry
+// hides it in every panel, and the ownership timeline has one bar per queue.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,16 +11,19 @@ import { afterAll, describe, expect, it } from "vitest";
 import { renderReport } from "../../src/report/renderReport.ts";
 import { simulateBacklog } from "../../src/report/testScenario.ts";
 
-const CHART_IDS = ["throughput", "lag", "cache", "flow-control", "latency"];
+const CHART_IDS = ["throughput", "lag", "cache", "flow-control", "latency", "consumers"];
 
 /** What the page exposes as window.rmqReport, reduced to what the test reads. */
+interface PageLegendItem { datasetIndex: number }
 interface PageChart {
-  data: { datasets: { rmqKey: string }[] };
+  data: { datasets: { rmqKey: string; rmqGroup?: string }[] };
   scales: { x: { min: number; max: number } };
+  isDatasetVisible(i: number): boolean;
+  legend: { legendItems: PageLegendItem[]; options: { onClick(this: unknown, e: unknown, item: PageLegendItem, legend: unknown): void } };
 }
 declare const window: { rmqReport: { charts: Record<string, PageChart> } };
 // The lib is ES2022 without DOM types; this describes the little the page callbacks touch.
-declare const document: { querySelectorAll(s: string): ArrayLike<unknown> };
+declare const document: { querySelectorAll(s: string): ArrayLike<{ getAttribute(name: string): string | null }> };
 
 describe("report.html in Chromium", () => {
   let browser: Browser | undefined;
@@ -30,10 +34,11 @@ describe("report.html in Chromium", () => {
   });
 
   const title = hasChromium
-    ? "renders every chart without errors or network, and the queue selector and time range re-slice the data"
+    ? "renders every chart without errors or network; the queue selector and time range re-slice the data; a consumer's legend entry hides all its panels; one ownership bar per queue"
     : SKIP_NOTE;
   (hasChromium ? it : it.skip)(title, async () => {
-    const files = await renderReport(simulateBacklog(), { charts: false });
+    const result = simulateBacklog();
+    const files = await renderReport(result, { charts: false });
     dir = mkdtempSync(join(tmpdir(), "rmqsim-report-"));
     const htmlPath = join(dir, "report.html");
     writeFileSync(htmlPath, files.get("report.html")!);
@@ -66,6 +71,23 @@ describe("report.html in Chromium", () => {
       expect(await inkedPixels(page, `chart-${id}`), id).toBeGreaterThan(5_000);
     }
     expect(await page.textContent("#rmq-status")).toContain("10 – 30 s (21 points), queue TopicTest@broker-a#2");
+
+    // Clicking a consumer's legend entry hides its line in all three panels, and nothing else.
+    const firstConsumer = `consumer:${result.series.perConsumer[0]!.clientId}`;
+    const hidden = await page.evaluate((group) => {
+      const chart = window.rmqReport.charts.consumers!;
+      const item = chart.legend.legendItems[0]!;
+      chart.legend.options.onClick.call(chart.legend, null, item, chart.legend);
+      return chart.data.datasets.filter((_, i) => !chart.isDatasetVisible(i)).map((d) => d.rmqGroup ?? d.rmqKey)
+        .concat(chart.data.datasets.filter((d) => d.rmqGroup === group).length === 3 ? [] : ["not three series"]);
+    }, firstConsumer);
+    expect(hidden).toEqual([firstConsumer, firstConsumer, firstConsumer]);
+
+    const bars = await page.evaluate(() => Array.from(document.querySelectorAll(".own-bar")).map((b) => b.getAttribute("data-queue")));
+    expect(bars).toEqual(result.summary.perQueue.map((q) => `${q.group} ${q.topic}@${q.brokerName}#${q.queueId}`));
+    const segments = await page.evaluate(() => Array.from(document.querySelectorAll(".own-seg")).map((s) => s.getAttribute("title")));
+    expect(segments).toHaveLength(result.summary.perQueue.reduce((a, q) => a + q.ownerHistory.length, 0));
+    expect(segments[0]).toMatch(/^\S+: [\d.]+ s – (end of run|[\d.]+ s) · \d+ duplicates$/);
     expect(problems).toEqual([]);
   });
 });
