@@ -72,7 +72,10 @@ export class Broker {
     const w = this.world;
     if (pr.reqSerial !== serial) return; // the client gave up on it already
     if (this.down) {
-      w.live(pr.consumerAddr)?.pullLost(pr); // nobody answers: the client's RPC times out
+      // Nobody answers: the client's RPC times out (a dead client's simply ends).
+      const c = w.live(pr.consumerAddr);
+      if (c) c.pullLost(pr);
+      else w.abandonPull(pr);
       return;
     }
     w.advanceProducers(w.sched.nowUs);
@@ -118,7 +121,11 @@ export class Broker {
     pr.respCode = code;
     const t = w.net.downAt(w.sched.nowUs, pr.consumer, this.index);
     if (t >= 0) w.sched.scheduleAt(t, w.kinds.pullResponse, pr.id, pr.reqSerial);
-    else w.live(pr.consumerAddr)?.pullLost(pr);
+    else {
+      const c = w.live(pr.consumerAddr);
+      if (c) c.pullLost(pr);
+      else w.abandonPull(pr);
+    }
   }
 
   /** PullRequestHoldService#suspendPullRequest. */
@@ -351,7 +358,12 @@ export class Broker {
     for (const mq of this.queues) {
       const held = w.takeHeld(mq);
       if (held === null) continue;
-      for (const pr of held) if (pr.heldSerial === pr.reqSerial) w.live(pr.consumerAddr)?.pullLost(pr);
+      for (const pr of held) {
+        if (pr.heldSerial !== pr.reqSerial) continue;
+        const c = w.live(pr.consumerAddr);
+        if (c) c.pullLost(pr);
+        else w.abandonPull(pr);
+      }
       held.length = 0;
       w.recycleHeld(held);
     }

@@ -124,7 +124,7 @@ export class Sampler {
       const row = this.series.perConsumer[i]!;
       row.cachedBytes.push(consumerBytes(c.rebalance.processQueues()));
       row.queues.push(c.rebalance.queueCount);
-      row.poolBusy.push(c.consumeService.busyWorkers);
+      row.poolBusy.push(c.alive ? c.consumeService.busyWorkers : 0);
     });
     this.lastUs = now;
     this.lastProduced = m.producedTotal;
@@ -162,8 +162,11 @@ export class Sampler {
       out.cachedBytes += bytes;
       if (count > out.cachedPerConsumerMax) out.cachedPerConsumerMax = count;
       if (bytes > out.cachedBytesPerConsumerMax) out.cachedBytesPerConsumerMax = bytes;
-      out.poolQueued += c.consumeService.queueLength;
-      out.poolBusy += c.consumeService.busyWorkers;
+      // A crashed or stopped incarnation's workers are gone with it, whatever they were doing.
+      if (c.alive) {
+        out.poolQueued += c.consumeService.queueLength;
+        out.poolBusy += c.consumeService.busyWorkers;
+      }
     }
     for (const grp of w.model.groups) {
       for (const sub of grp.subscriptions) {
@@ -213,6 +216,7 @@ export class Sampler {
       }
     }
     for (const c of w.consumers) {
+      if (!c.alive) continue; // nothing of a dead incarnation reads the store again
       for (const [mq, pq] of c.rebalance.processQueues()) lower(mq, pq.firstKey);
       for (const [mq, off] of c.offsetStore.entries()) lower(mq, off);
       c.consumeService.forEachInFlight((mq, o) => lower(mq, o));

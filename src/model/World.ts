@@ -218,8 +218,18 @@ export class World {
       scheduleDue: s.defineKind("scheduleDue", (b, level) => brk(b).scheduleService.onDue(level)),
       consumerStart: s.defineKind("consumerStart", (c) => con(c)?.start()),
       pullDispatch: s.defineKind("pullDispatch", (id) => con(pr(id).consumerAddr)?.pullMessage(pr(id))),
-      pullResponse: s.defineKind("pullResponse", (id, serial) => con(pr(id).consumerAddr)?.onPullResponse(pr(id), serial)),
-      pullTimeout: s.defineKind("pullTimeout", (id, serial) => con(pr(id).consumerAddr)?.onPullTimeout(pr(id), serial)),
+      pullResponse: s.defineKind("pullResponse", (id, serial) => {
+        const p = pr(id);
+        const c = con(p.consumerAddr);
+        if (c) c.onPullResponse(p, serial);
+        else this.abandonPull(p, serial);
+      }),
+      pullTimeout: s.defineKind("pullTimeout", (id, serial) => {
+        const p = pr(id);
+        const c = con(p.consumerAddr);
+        if (c) c.onPullTimeout(p, serial);
+        else this.abandonPull(p, serial);
+      }),
       offsetIllegalFix: s.defineKind("offsetIllegalFix", (id) => con(pr(id).consumerAddr)?.onOffsetIllegalFix(pr(id))),
       queryOffsetResponse: s.defineKind("queryOffsetResponse", (c, slot, serial) => con(c)?.rebalance.onQueryAnswer(slot, serial)),
       heartbeatResponse: s.defineKind("heartbeatResponse", (c) => con(c)?.onHeartbeatResponse()),
@@ -503,6 +513,14 @@ export class World {
   topicBroker(topic: number, pick: Rng): number {
     const brokers = this.topics[topic]!.brokers;
     return brokers[Math.floor(pick() * brokers.length)]!;
+  }
+
+  /**
+   * The pull of a dead incarnation has ended (its answer or time-out reached nobody): it no longer
+   * holds message storage back from being freed.
+   */
+  abandonPull(pr: PullRequest, serial = pr.reqSerial): void {
+    if (pr.reqSerial === serial) pr.inFlight = false;
   }
 
   /** The current incarnation at `addr` if it is alive, else null (its events are stale). */

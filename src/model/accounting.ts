@@ -58,7 +58,8 @@ export function accountMessages(w: World): GroupAccount[] {
     const inFlight = new Set<number>();
     const cached = new Set<number>();
     for (const c of w.consumers) {
-      if (c.group !== grp.index) continue;
+      // A dead incarnation's listener calls will never report: those messages are back to unpulled.
+      if (c.group !== grp.index || !c.alive) continue;
       c.consumeService.forEachInFlight((mq, o) => {
         const key = w.queues[mq]!.originKey(o);
         if (isAwaiting(key)) inFlight.add(key);

@@ -64,6 +64,15 @@ describe("a vanished consumer", () => {
     // Lag of two queues at 250 msg/s each builds for the whole gap.
     expect(s.lag.committed.max).toBeGreaterThan(2 * 250 * 110);
   });
+
+  it("does not pin message storage with the dead instance's unanswered pulls or hung workers", () => {
+    // Every queue has been consumed to its tail by the survivor: storage below the last whole 4096-
+    // message chunk must be freed, including on the queues the dead instance once pulled.
+    for (const q of r.world.queues.filter((x) => ordinary(x))) {
+      expect(q.chunksHeld, `${q.topic}#${q.queueId}`).toBeLessThanOrEqual(2);
+    }
+    expect(r.world.pullRequests.some((p) => p.inFlight && r.world.live(p.consumerAddr) === null)).toBe(false);
+  });
 });
 
 describe("a crash with the connection closed", () => {
