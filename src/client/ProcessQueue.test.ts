@@ -735,3 +735,25 @@ describe("ProcessQueue against a sorted-map reference model (spec §3.1–§3.4)
     expect(widestSpan).toBeGreaterThan(65_536);
   });
 });
+
+describe("release (memory of a dead ProcessQueue)", () => {
+  it("release: a dropped queue gives up its entries but keeps the counters it ended with", () => {
+    const pq = new ProcessQueue(T0);
+    put(pq, range(0, 3000));
+    pq.dropped = true;
+    pq.release();
+    expect(cached(pq)).toEqual([]);
+    expect([pq.firstKey, pq.lastKey, pq.getMaxSpan()]).toEqual([-1, -1, 0]);
+    expect([pq.msgCount, pq.msgSize]).toEqual([3000, 3000 * 123]);
+    // A late put (a response after the drop) still works on the shrunken ring.
+    put(pq, range(5000, 40));
+    expect(cached(pq)).toEqual(range(5000, 40));
+  });
+
+  it("release: does nothing to a live queue", () => {
+    const pq = new ProcessQueue(T0);
+    put(pq, range(0, 10));
+    pq.release();
+    expect(cached(pq)).toEqual(range(0, 10));
+  });
+});

@@ -205,6 +205,22 @@ export class ProcessQueue {
     this.queueOffsetMax = 0;
   }
 
+  /**
+   * Gives back the ring memory of a dropped ProcessQueue whose pull loop has ended (its PullRequest
+   * stays referenced by id for the run). msgCount and msgSize keep their last values — what the dead
+   * cache held — and nothing reads its entries again; a late put would still work (the ring regrows).
+   */
+  release(): void {
+    if (!this.dropped) return;
+    this.lo = 0;
+    this.hi = -1;
+    this.consumingOffsets = [];
+    this.consumingSizes = [];
+    this.mask = 15;
+    this.sizes = new Int32Array(16);
+    this.startUs = new Float64Array(16).fill(-1);
+  }
+
   /** Calls fn for every cached offset in order (for end-of-run accounting, not the hot path). */
   forEachCached(fn: (offset: number) => void): void {
     for (let o = this.lo; o <= this.hi; o++) if (this.sizes[o & this.mask] !== 0) fn(o);

@@ -186,7 +186,7 @@ export class PushConsumer {
     const w = this.world;
     const pq = pr.pq;
     const cfg = this.config;
-    if (pq.dropped) return; // step 1: the request dies
+    if (pq.dropped) return pq.release(); // step 1: the request dies (and its cache's memory with it)
     const now = w.sched.nowUs;
     pq.lastPullTimestampUs = now; // step 2
     const exc = cfg.pullTimeDelayMillsWhenException;
@@ -338,6 +338,7 @@ export class PushConsumer {
     w.trace.emit(w.T.offsetUpdate, w.sched.nowUs, pr.mq, this.index, pr.nextOffset, 0);
     this.offsetStore.persist(pr.mq);
     this.rebalance.removeProcessQueue(pr.mq, pr.pq);
+    pr.pq.release(); // this pull request is not re-enqueued: its loop ends here
     if (w.model.profile === "5.x") this.rebalance.wakeup();
   }
 

@@ -520,7 +520,9 @@ export class World {
    * holds message storage back from being freed.
    */
   abandonPull(pr: PullRequest, serial = pr.reqSerial): void {
-    if (pr.reqSerial === serial) pr.inFlight = false;
+    if (pr.reqSerial !== serial) return;
+    pr.inFlight = false;
+    pr.pq.release();
   }
 
   /** The current incarnation at `addr` if it is alive, else null (its events are stale). */
