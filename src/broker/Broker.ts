@@ -72,10 +72,7 @@ export class Broker {
     const w = this.world;
     if (pr.reqSerial !== serial) return; // the client gave up on it already
     if (this.down) {
-      // Nobody answers: the client's RPC times out (a dead client's simply ends).
-      const c = w.live(pr.consumerAddr);
-      if (c) c.pullLost(pr);
-      else w.abandonPull(pr);
+      w.pullUnanswered(pr);
       return;
     }
     w.advanceProducers(w.sched.nowUs);
@@ -121,11 +118,7 @@ export class Broker {
     pr.respCode = code;
     const t = w.net.downAt(w.sched.nowUs, pr.consumer, this.index);
     if (t >= 0) w.sched.scheduleAt(t, w.kinds.pullResponse, pr.id, pr.reqSerial);
-    else {
-      const c = w.live(pr.consumerAddr);
-      if (c) c.pullLost(pr);
-      else w.abandonPull(pr);
-    }
+    else w.pullUnanswered(pr);
   }
 
   /** PullRequestHoldService#suspendPullRequest. */
@@ -359,10 +352,7 @@ export class Broker {
       const held = w.takeHeld(mq);
       if (held === null) continue;
       for (const pr of held) {
-        if (pr.heldSerial !== pr.reqSerial) continue;
-        const c = w.live(pr.consumerAddr);
-        if (c) c.pullLost(pr);
-        else w.abandonPull(pr);
+        if (pr.heldSerial === pr.reqSerial) w.pullUnanswered(pr);
       }
       held.length = 0;
       w.recycleHeld(held);

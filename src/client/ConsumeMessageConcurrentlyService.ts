@@ -289,16 +289,6 @@ export class ConsumeMessageConcurrentlyService {
     }
   }
 
-  /** Calls fn for each message waiting in the task queue. */
-  forEachQueued(fn: (mq: number, offset: number, pq: ProcessQueue) => void): void {
-    for (let k = 0; k < this.taskLen; k++) {
-      const row = (this.taskHead + k) & (this.taskCap - 1);
-      for (let i = 0; i < this.taskCount[row]!; i++) {
-        fn(this.taskMq[row]!, this.taskOffsets[(this.taskFirst[row]! + i) & (this.offCap - 1)]!, this.taskPq[row]!);
-      }
-    }
-  }
-
   private growTasks(): void {
     const cap = this.taskCap * 2;
     const order = (k: number) => (this.taskHead + k) & (this.taskCap - 1);

@@ -505,9 +505,6 @@ export class World {
   modelTopicOf(topic: number): number {
     return this.topics[topic]!.modelTopic;
   }
-  get topicCount(): number {
-    return this.topics.length;
-  }
 
   /** A random broker of the topic's route (findConsumerIdList asks one; the draw is seeded). */
   topicBroker(topic: number, pick: Rng): number {
@@ -523,6 +520,13 @@ export class World {
     if (pr.reqSerial !== serial) return;
     pr.inFlight = false;
     pr.pq.release();
+  }
+
+  /** A pull that will never be answered: the client's RPC times out (a dead client's simply ends). */
+  pullUnanswered(pr: PullRequest): void {
+    const c = this.live(pr.consumerAddr);
+    if (c) c.pullLost(pr);
+    else this.abandonPull(pr);
   }
 
   /** The current incarnation at `addr` if it is alive, else null (its events are stale). */

@@ -26,19 +26,8 @@ export interface Summary {
   events: number;
   traceHash: string;
   traceRecords: number;
-  messages: {
-    produced: number;
-    filtered: number;
-    consumed: number;
-    duplicates: number;
-    sentBack: number;
-    dlq: number;
-    lost: number;
-    inFlight: number;
-    cached: number;
-    retrying: number;
-    unpulled: number;
-  };
+  /** Every group's message accounts summed, plus send-backs (events, not messages). */
+  messages: Omit<GroupAccount, "group"> & { sentBack: number };
   groups: GroupAccount[];
   lag: { committed: { final: number; max: number }; unpulled: { final: number; max: number } };
   cache: { countPerQueueMax: number; bytesPerQueueMax: number; countPerConsumerMax: number; bytesPerConsumerMax: number };
