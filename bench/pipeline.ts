@@ -2,7 +2,7 @@
 // scenario through simulate() and prints consumed msgs/s, events/s and peak RSS. Not a test.
 import { readFileSync } from "node:fs";
 import { simulate } from "../src/model/simulate.ts";
-import { parseDurationUs } from "../src/sim/units.ts";
+import { parseDurationUs } from "../src/scenario/units.ts";
 
 const args = process.argv.slice(2);
 const di = args.indexOf("--duration");

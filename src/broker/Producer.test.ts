@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { Producer } from "./Producer.ts";
 import type { ProduceModel } from "../scenario/types.ts";
-import { compileDist } from "../sim/distributions.ts";
+import { compileDist } from "../scenario/distributions.ts";
 import { RandomStreams } from "../sim/streams.ts";
 
 interface Produced {

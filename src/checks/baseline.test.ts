@@ -2,7 +2,7 @@
 // are the ones users will see; every expected drift is worked out in the test's comments.
 import { describe, expect, it } from "vitest";
 import { emptySummary, type Summary } from "../model/summary.ts";
-import { InputError } from "../sim/errors.ts";
+import { InputError } from "../scenario/errors.ts";
 import {
   compareSummaries,
   comparePaths,

@@ -13,7 +13,7 @@
 // ("perQueue.*.cached"). When several override paths match, the one with the most segments wins,
 // then the one with fewer `*`, then the first in code-unit order, so the choice never depends on the
 // order the overrides were written in.
-import { describeValue, InputError } from "../sim/errors.ts";
+import { describeValue, InputError } from "../scenario/errors.ts";
 
 /** How far a number may move from its baseline value. */
 export type Tolerance =

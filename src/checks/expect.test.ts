@@ -5,7 +5,7 @@ import { SERIES_COLUMNS, type SeriesColumn, type TimeSeries } from "../model/Sam
 import { simulate } from "../model/simulate.ts";
 import { expectNames, normalizeScenario } from "../scenario/normalize.ts";
 import type { ScenarioInput } from "../scenario/types.ts";
-import { InputError } from "../sim/errors.ts";
+import { InputError } from "../scenario/errors.ts";
 import {
   evaluateExpectation,
   ExpectError,

@@ -4,7 +4,7 @@
 // model's validators and exits 2 with one line naming where the problem is; a report that cannot be
 // written exits 74; everything else is a bug in rmqsim and exits 70 (EX_SOFTWARE from sysexits.h)
 // with its stack, so it can be reported.
-import { InputError } from "../sim/errors.ts";
+import { InputError } from "../scenario/errors.ts";
 
 export const EXIT = {
   ok: 0,

@@ -1,8 +1,8 @@
 // Command-line overrides of a raw scenario: --set path=value, --seed, --duration. Pure functions on
 // the parsed JSON; the result is validated afterwards by normalizeScenario like any scenario file.
 import { produce, type Draft } from "immer";
-import { parseDurationUs } from "../sim/units.ts";
-import { InputError } from "../sim/errors.ts";
+import { parseDurationUs } from "../scenario/units.ts";
+import { InputError } from "../scenario/errors.ts";
 import { BadInputError } from "./errors.ts";
 
 export interface SetOverride {

@@ -2,7 +2,7 @@
 // the engine) → write the report atomically → print the table or summary.json. Returns the exit code.
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { normalizeScenario } from "../scenario/normalize.ts";
-import { InputError } from "../sim/errors.ts";
+import { InputError } from "../scenario/errors.ts";
 import type { RunOutput, RunRequest } from "./computeRun.ts";
 import type { CliEnv } from "./env.ts";
 import { EXIT, inFile } from "./errors.ts";

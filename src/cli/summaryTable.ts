@@ -1,7 +1,7 @@
 // The human form of a run's result: a compact two-column table. It reads only the summary and
 // run.json data that --json would print, so the two outputs cannot disagree.
 import type { Summary } from "../model/summary.ts";
-import { formatDurationUs } from "../sim/units.ts";
+import { formatDurationUs } from "../scenario/units.ts";
 import type { RunInfo } from "./computeRun.ts";
 
 export function formatRunTable(summary: Summary, run: RunInfo, reportPath: string): string {

@@ -5,7 +5,7 @@
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { normalizeScenario } from "../scenario/normalize.ts";
-import { parseDurationUs } from "../sim/units.ts";
+import { parseDurationUs } from "../scenario/units.ts";
 import { renderSweep } from "../report/sweepReport.ts";
 import { assemble, type AssembleRun } from "../sweep/assemble.ts";
 import { buildVariant, gridPoint, gridSize, parseParams } from "../sweep/grid.ts";

@@ -1,5 +1,5 @@
 // Messages between the CLI thread and the simulation worker; plain data (structured clone).
-import { InputError } from "../sim/errors.ts";
+import { InputError } from "../scenario/errors.ts";
 import type { Progress, RunOutput, RunRequest } from "./computeRun.ts";
 import { InternalError } from "./errors.ts";
 

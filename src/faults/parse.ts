@@ -3,9 +3,9 @@
 //   "G1"    the group (scale, consumeTime, failureProbability)
 //   "broker-a"                                       "TopicTest@broker-a#3"  one queue
 // Link faults name `clients` (instance targets, or "*") and `brokers` (names, or "*").
-import { compileDist } from "../sim/distributions.ts";
-import { InputError } from "../sim/errors.ts";
-import { parseDurationUs } from "../sim/units.ts";
+import { compileDist } from "../scenario/distributions.ts";
+import { InputError } from "../scenario/errors.ts";
+import { parseDurationUs } from "../scenario/units.ts";
 import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "../scenario/read.ts";
 import { FAULT_KINDS, type FaultModel, type QueueRef } from "./types.ts";
 

@@ -1,6 +1,6 @@
 // Counters and histograms the model updates as it runs. Plain mutable numbers: the hot path touches
 // them once or twice per message. Sampling into time series and the final summary read them.
-import { Histogram } from "./Histogram.ts";
+import { Histogram } from "../sim/Histogram.ts";
 
 /** Per consumer group, the fate of every original message of its subscribed topics. */
 export class GroupFates {

@@ -23,7 +23,7 @@ import { makeStrategy, type AllocateStrategy } from "../client/allocate/strategi
 import { offsetKey } from "../broker/Broker.ts";
 import type { QueueRef } from "../faults/types.ts";
 import { Ownership } from "../metrics/Ownership.ts";
-import type { Dist } from "../sim/distributions.ts";
+import type { Dist } from "../scenario/distributions.ts";
 import { CONSUMER_ADDR_SPAN, defineTraceTypes, type Kinds, type TraceTypes } from "./kinds.ts";
 
 export { CONSUMER_ADDR_SPAN };

@@ -1,6 +1,6 @@
 // The run summary: stable key names (they are the CI expectation grammar's vocabulary), nothing that
 // depends on the wall clock, numbers rounded to fixed precision so output is byte-stable.
-import type { Histogram } from "../metrics/Histogram.ts";
+import type { Histogram } from "../sim/Histogram.ts";
 import { FLOW_KIND } from "./kinds.ts";
 import type { GroupAccount } from "./accounting.ts";
 import { queueLabel, type Sampler } from "./Sampler.ts";

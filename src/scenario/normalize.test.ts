@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InputError } from "../sim/errors.ts";
+import { InputError } from "./errors.ts";
 import { BROKER_CONFIG_DEFAULTS, CONSUMER_CONFIG_DEFAULTS } from "./defaults.ts";
 import { normalizeScenario } from "./normalize.ts";
 import { checkKeys, nearest, readEnum, readInt } from "./read.ts";

@@ -1,7 +1,7 @@
 // Scenario input → normalised Model, validating every field. Errors are InputError naming the path.
-import { compileDist } from "../sim/distributions.ts";
-import { InputError } from "../sim/errors.ts";
-import { parseBytes, parseDurationUs } from "../sim/units.ts";
+import { compileDist } from "./distributions.ts";
+import { InputError } from "./errors.ts";
+import { parseBytes, parseDurationUs } from "./units.ts";
 import {
   BROKER_CONFIG_DEFAULTS,
   CONSUMER_CONFIG_DEFAULTS,

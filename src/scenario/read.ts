@@ -1,5 +1,5 @@
 // Small typed readers for validating JSON objects; every error names the field path.
-import { InputError } from "../sim/errors.ts";
+import { InputError } from "./errors.ts";
 
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);

@@ -4,7 +4,7 @@
 import type { Expectation } from "../checks/expect.ts";
 import type { AllocateSpec } from "../client/allocate/strategies.ts";
 import type { FaultModel } from "../faults/types.ts";
-import type { Dist } from "../sim/distributions.ts";
+import type { Dist } from "./distributions.ts";
 import type { BrokerConfig, ConsumerConfig } from "./defaults.ts";
 
 export type Profile = "4.9" | "5.x";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileDist } from "./distributions.ts";
+import { compileDist } from "../scenario/distributions.ts";
 import { Scheduler } from "./Scheduler.ts";
 import { hashUniform, RandomStreams } from "./streams.ts";
 import { Trace } from "./Trace.ts";

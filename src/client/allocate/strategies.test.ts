@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InputError } from "../../sim/errors.ts";
+import { InputError } from "../../scenario/errors.ts";
 import { RandomStreams } from "../../sim/streams.ts";
 import { allocateAveragely } from "./averagely.ts";
 import { allocateAveragelyByCircle } from "./averagelyByCircle.ts";

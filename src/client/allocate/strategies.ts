@@ -1,6 +1,6 @@
 // The allocation strategies by RocketMQ name (AllocateMessageQueueStrategy#getName), spec §11, and
 // the translation of a scenario's "allocate" setting into one of them.
-import { InputError, describeValue } from "../../sim/errors.ts";
+import { InputError, describeValue } from "../../scenario/errors.ts";
 import { allocateAveragely } from "./averagely.ts";
 import { allocateAveragelyByCircle } from "./averagelyByCircle.ts";
 import { allocateByConfig } from "./byConfig.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RandomStreams } from "../sim/streams.ts";
+import { RandomStreams } from "./streams.ts";
 import { bucketLow, bucketOf, bucketWidth, Histogram } from "./Histogram.ts";
 
 /** Nearest-rank quantile of ascending data: the ⌈q·n⌉-th smallest. */

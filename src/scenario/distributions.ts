@@ -16,7 +16,7 @@
 // Values are clamped to [0, 2^52] so they stay safe integers even in a heavy tail.
 
 import { describeValue, InputError } from "./errors.ts";
-import type { Rng } from "./streams.ts";
+import type { Rng } from "../sim/streams.ts";
 import { parseBytes, parseDurationUs, UNIT_VALUE_MAX } from "./units.ts";
 
 /** What the numbers of a distribution measure: µs, bytes or plain counts. */

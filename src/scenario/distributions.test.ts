@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compileDist, didYouMean, type Dist, normalCdf, normalQuantile } from "./distributions.ts";
 import { InputError } from "./errors.ts";
-import { RandomStreams } from "./streams.ts";
+import { RandomStreams } from "../sim/streams.ts";
 
 const DRAWS = 1_000_000;
 
