@@ -3,7 +3,7 @@
 // expose, and keeps a record of what each one did for the summary and the charts.
 import type { World } from "../model/World.ts";
 import type { LinkFault } from "../net/Network.ts";
-import type { FaultModel } from "./types.ts";
+import type { FaultModel } from "../scenario/faultTypes.ts";
 
 export interface FaultRecord {
   index: number;

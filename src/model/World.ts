@@ -21,7 +21,7 @@ import { RandomStreams, type Rng } from "../sim/streams.ts";
 import { Trace } from "../sim/Trace.ts";
 import { makeStrategy, type AllocateStrategy } from "../client/allocate/strategies.ts";
 import { offsetKey } from "../broker/Broker.ts";
-import type { QueueRef } from "../faults/types.ts";
+import type { QueueRef } from "../scenario/faultTypes.ts";
 import { Ownership } from "../metrics/Ownership.ts";
 import type { Dist } from "../scenario/distributions.ts";
 import { CONSUMER_ADDR_SPAN, defineTraceTypes, type Kinds, type TraceTypes } from "./kinds.ts";

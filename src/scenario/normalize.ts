@@ -22,7 +22,7 @@ import type {
 } from "./types.ts";
 import { ExpectError, numericPaths, parseExpectation, type ExpectNames } from "../checks/expect.ts";
 import { emptySummary } from "../model/summary.ts";
-import { instancesNeeded, parseFaults } from "../faults/parse.ts";
+import { instancesNeeded, parseFaults } from "./faults.ts";
 import { makeStrategy, type AllocateSpec } from "../client/allocate/strategies.ts";
 import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "./read.ts";
 

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ALLOCATE_STRATEGY_NAMES } from "../client/allocate/strategies.ts";
-import { FAULT_KINDS } from "../faults/types.ts";
+import { FAULT_KINDS } from "./faultTypes.ts";
 import { DIST_NAMES } from "./distributions.ts";
 import { InputError } from "./errors.ts";
 import { BROKER_CONFIG_DEFAULTS, CONSUMER_CONFIG_DEFAULTS, CONSUMER_CONFIG_RANGES } from "./defaults.ts";

@@ -3,7 +3,7 @@
 // the normalised model holds integers in µs and bytes.
 import type { Expectation } from "../checks/expect.ts";
 import type { AllocateSpec } from "../client/allocate/strategies.ts";
-import type { FaultModel } from "../faults/types.ts";
+import type { FaultModel } from "./faultTypes.ts";
 import type { Dist } from "./distributions.ts";
 import type { BrokerConfig, ConsumerConfig } from "./defaults.ts";
 

@@ -3,11 +3,11 @@
 //   "G1"    the group (scale, consumeTime, failureProbability)
 //   "broker-a"                                       "TopicTest@broker-a#3"  one queue
 // Link faults name `clients` (instance targets, or "*") and `brokers` (names, or "*").
-import { compileDist } from "../scenario/distributions.ts";
-import { InputError } from "../scenario/errors.ts";
-import { parseDurationUs } from "../scenario/units.ts";
-import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "../scenario/read.ts";
-import { FAULT_KINDS, type FaultModel, type QueueRef } from "./types.ts";
+import { compileDist } from "./distributions.ts";
+import { InputError } from "./errors.ts";
+import { parseDurationUs } from "./units.ts";
+import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "./read.ts";
+import { FAULT_KINDS, type FaultModel, type QueueRef } from "./faultTypes.ts";
 
 interface GroupInfo {
   name: string;
