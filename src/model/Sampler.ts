@@ -3,34 +3,9 @@
 import { CHUNK, FATE_COUNT_MASK, FATE_DLQ, FATE_RESOLVED, FATE_RETRYING } from "../broker/QueueStore.ts";
 import { FLOW_KIND } from "./kinds.ts";
 import type { World } from "./World.ts";
+import { SERIES_COLUMNS, type SeriesColumn, type SeriesData } from "../scenario/vocabulary.ts";
 
-/** Time-series columns, one value per sample. Rates are per second over the sample interval. */
-export const SERIES_COLUMNS = [
-  "tSec", // sample time, seconds of virtual time
-  "producedPerSec", // messages appended by producers
-  "consumedPerSec", // successful listener results (duplicates included)
-  "lagCommitted", // Σ broker max offset − committed offset, over groups × subscribed queues
-  "lagUnpulled", // Σ broker max offset − next pull offset
-  "cached", // Σ messages in ProcessQueues
-  "cachedBytes", // Σ body bytes in ProcessQueues
-  "cachedPerQueueMax", // largest single ProcessQueue, messages
-  "cachedBytesPerQueueMax", // largest single ProcessQueue, bytes
-  "cachedPerConsumerMax", // largest consumer instance total, messages
-  "cachedBytesPerConsumerMax", // largest consumer instance total, bytes (its heap share)
-  "poolQueued", // Σ consume tasks waiting for a worker
-  "poolBusy", // Σ busy consume workers
-  "flowControlCountPerSec",
-  "flowControlSizePerSec",
-  "flowControlSpanPerSec",
-  "flowControlPausedPerSec",
-  "pullsPerSec",
-  "endToEndP50Ms", // of messages consumed in this interval
-  "endToEndP99Ms",
-  "queuesOwned", // Σ ProcessQueues held (all topics, retry included)
-] as const;
-export type SeriesColumn = (typeof SERIES_COLUMNS)[number];
-
-export interface TimeSeries {
+export interface TimeSeries extends SeriesData {
   columns: Record<SeriesColumn, number[]>;
   /** Per ordinary queue: label and cached messages per sample (Σ over every ProcessQueue of it). */
   perQueue: { label: string; cached: number[] }[];

@@ -5,7 +5,7 @@ import type { Model } from "../scenario/types.ts";
 import type { TraceFilter, TraceRecord } from "../sim/Trace.ts";
 import { SCENARIO_DEFAULTS } from "../scenario/defaults.ts";
 import { checkInvariants } from "../checks/invariants.ts";
-import { evaluateExpectation } from "../checks/expect.ts";
+import { evaluateExpectation } from "../scenario/expect.ts";
 import { accountMessages } from "./accounting.ts";
 import { Sampler, type TimeSeries } from "./Sampler.ts";
 import { buildSummary, type Summary } from "./summary.ts";

@@ -1,5 +1,6 @@
 // timeseries.csv: one row per sample, numbers in one fixed, locale-free format (see README.md).
-import { SERIES_COLUMNS, type TimeSeries } from "../model/Sampler.ts";
+import type { TimeSeries } from "../model/Sampler.ts";
+import { SERIES_COLUMNS } from "../scenario/vocabulary.ts";
 
 /**
  * Integers as integers, anything else rounded to 3 decimals with trailing zeros dropped; never an

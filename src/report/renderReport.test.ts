@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { SERIES_COLUMNS } from "../model/Sampler.ts";
+import { SERIES_COLUMNS } from "../scenario/vocabulary.ts";
 import type { RunResult } from "../model/simulate.ts";
 import { PNG_HEIGHT, PNG_WIDTH, pngFontFamily } from "./png.ts";
 import { renderReport } from "./renderReport.ts";

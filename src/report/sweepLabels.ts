@@ -131,7 +131,7 @@ export interface RequirementThreshold {
   value: number;
 }
 
-// Copied from src/checks/expect.ts (not exported there): durations compare in ms, sizes in bytes.
+// Copied from src/scenario/expect.ts (not exported there): durations compare in ms, sizes in bytes.
 const UNITS: Readonly<Record<string, number>> = {
   us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000,
   B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4,

@@ -20,8 +20,8 @@ import type {
   SubscriptionModel,
   TopicModel,
 } from "./types.ts";
-import { ExpectError, numericPaths, parseExpectation, type ExpectNames } from "../checks/expect.ts";
-import { emptySummary } from "../model/summary.ts";
+import { ExpectError, parseExpectation, type ExpectNames } from "./expect.ts";
+import { SUMMARY_FIGURES } from "./vocabulary.ts";
 import { instancesNeeded, parseFaults } from "./faults.ts";
 import { makeStrategy, type AllocateSpec } from "../client/allocate/strategies.ts";
 import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "./read.ts";
@@ -329,9 +329,8 @@ function parseTagExpression(expr: string, topic: TopicModel, path: string): Set<
   return set;
 }
 
-let namesCache: ExpectNames | null = null;
+const EXPECT_NAMES: ExpectNames = { summaryPaths: SUMMARY_FIGURES };
 /** Names an expectation may refer to: every numeric figure of the summary. */
 export function expectNames(): ExpectNames {
-  namesCache ??= { summaryPaths: numericPaths(emptySummary()) };
-  return namesCache;
+  return EXPECT_NAMES;
 }

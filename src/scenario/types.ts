@@ -1,7 +1,7 @@
 // Scenario files: what users write (…Input) and the normalised model the simulator runs on.
 // Durations and sizes in inputs use the kernel's units ("50ms", "1KiB", numbers = ms / bytes);
 // the normalised model holds integers in µs and bytes.
-import type { Expectation } from "../checks/expect.ts";
+import type { Expectation } from "./expect.ts";
 import type { AllocateSpec } from "../client/allocate/strategies.ts";
 import type { FaultModel } from "./faultTypes.ts";
 import type { Dist } from "./distributions.ts";

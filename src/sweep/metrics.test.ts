@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SERIES_COLUMNS, type SeriesColumn, type TimeSeries } from "../model/Sampler.ts";
+import type { TimeSeries } from "../model/Sampler.ts";
+import { SERIES_COLUMNS, type SeriesColumn } from "../scenario/vocabulary.ts";
 import { emptySummary } from "../model/summary.ts";
 import { SweepInputError } from "./errors.ts";
 import { SWEEP_METRIC_KEYS, SWEEP_METRICS, sweepMetrics } from "./metrics.ts";

@@ -1,7 +1,7 @@
 // Which point to recommend: requirements (`--require`) decide which points are feasible, the
 // objective (`--minimize` / `--maximize`) ranks the feasible ones.
 //
-// A requirement is an expectation (src/checks/expect.ts) over a point's metric MEANS: its names are
+// A requirement is an expectation (src/scenario/expect.ts) over a point's metric MEANS: its names are
 // the SWEEP_METRICS keys (`throughput.consumedPerSec.mean >= 0.99 * best`, `memoryPerConsumerMiB <
 // 64`). Series functions (max(…), never(…), first(…)…) have no series to read here and are rejected.
 // The variable `best` is the best mean, across ALL points of the sweep, of the FIRST metric the
@@ -14,8 +14,9 @@
 // throughput is within 1 % of the best": minimize that parameter subject to DEFAULT_REQUIREMENT.
 // When the first parameter is not numeric (or nothing is swept) it minimizes memoryPerConsumerMiB
 // under the same requirement instead.
-import { evaluateExpectation, ExpectError, parseExpectation, type ExpectResult, type Expectation } from "../checks/expect.ts";
-import { SERIES_COLUMNS, type SeriesColumn, type TimeSeries } from "../model/Sampler.ts";
+import { evaluateExpectation, ExpectError, parseExpectation, type ExpectResult, type Expectation } from "../scenario/expect.ts";
+import type { TimeSeries } from "../model/Sampler.ts";
+import { SERIES_COLUMNS, type SeriesColumn } from "../scenario/vocabulary.ts";
 import { SweepInputError } from "./errors.ts";
 import { SWEEP_METRIC_KEYS, sweepMetric } from "./metrics.ts";
 import type { Recommendation, SweepParam, SweepPoint, SweepResult } from "./types.ts";

@@ -19,8 +19,8 @@
 // A name is a summary figure (`messages.lost`, `lag.committed.max`), a time-series column
 // (`lag.committed`, `throughput.consumed`, `cache.countPerQueueMax`, …), or a variable the caller
 // provides (the sweep's `best`). Inside a condition a series name is its value at that sample.
-import type { SeriesColumn, TimeSeries } from "../model/Sampler.ts";
-import { SERIES_COLUMNS } from "../model/Sampler.ts";
+// The series and summary names themselves are listed in vocabulary.ts.
+import { SERIES_ALIASES, SERIES_COLUMNS, type SeriesColumn, type SeriesData } from "./vocabulary.ts";
 
 export class ExpectError extends Error {
   constructor(
@@ -32,29 +32,6 @@ export class ExpectError extends Error {
   }
 }
 
-/** Friendly series names → time-series columns. The raw column names are accepted too. */
-export const SERIES_ALIASES: Readonly<Record<string, SeriesColumn>> = {
-  "throughput.consumed": "consumedPerSec",
-  "throughput.produced": "producedPerSec",
-  "lag.committed": "lagCommitted",
-  "lag.unpulled": "lagUnpulled",
-  "cache.count": "cached",
-  "cache.bytes": "cachedBytes",
-  "cache.countPerQueueMax": "cachedPerQueueMax",
-  "cache.bytesPerQueueMax": "cachedBytesPerQueueMax",
-  "cache.countPerConsumerMax": "cachedPerConsumerMax",
-  "cache.bytesPerConsumerMax": "cachedBytesPerConsumerMax",
-  "pool.queued": "poolQueued",
-  "pool.busy": "poolBusy",
-  "flowControl.count": "flowControlCountPerSec",
-  "flowControl.size": "flowControlSizePerSec",
-  "flowControl.span": "flowControlSpanPerSec",
-  "flowControl.paused": "flowControlPausedPerSec",
-  "pulls": "pullsPerSec",
-  "latency.endToEnd.p50": "endToEndP50Ms",
-  "latency.endToEnd.p99": "endToEndP99Ms",
-  "queues.owned": "queuesOwned",
-};
 
 const UNITS: Record<string, number> = {
   us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000,
@@ -343,7 +320,7 @@ export interface ExpectResult {
 
 export interface EvalInput {
   summary: unknown;
-  series: TimeSeries;
+  series: SeriesData;
   variables?: Record<string, number>;
 }
 
@@ -422,7 +399,7 @@ function firstTime(c: Cond, from: number, to: number, input: EvalInput): number 
   return Infinity;
 }
 
-function windowed(s: TimeSeries, col: SeriesColumn, from: number, to: number): number[] {
+function windowed(s: SeriesData, col: SeriesColumn, from: number, to: number): number[] {
   const t = s.columns.tSec;
   const out: number[] = [];
   for (let i = 0; i < t.length; i++) {

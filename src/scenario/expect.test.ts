@@ -1,28 +1,26 @@
 // Expectations against a hand-built ten-sample series and summary, so every expected figure below is
 // worked out in the comments rather than read off the code's output.
 import { describe, expect, it } from "vitest";
-import { SERIES_COLUMNS, type SeriesColumn, type TimeSeries } from "../model/Sampler.ts";
-import { simulate } from "../model/simulate.ts";
-import { expectNames, normalizeScenario } from "../scenario/normalize.ts";
-import type { ScenarioInput } from "../scenario/types.ts";
-import { InputError } from "../scenario/errors.ts";
+import { expectNames, normalizeScenario } from "./normalize.ts";
+import type { ScenarioInput } from "./types.ts";
+import { InputError } from "./errors.ts";
 import {
   evaluateExpectation,
   ExpectError,
   numericPaths,
   parseExpectation,
-  SERIES_ALIASES,
   seriesNames,
   type ExpectNames,
   type ExpectResult,
 } from "./expect.ts";
+import { SERIES_ALIASES, SERIES_COLUMNS, type SeriesColumn, type SeriesData } from "./vocabulary.ts";
 
 /** A series with samples at `tSec`, every column zero except those given. */
-function series(tSec: number[], given: Partial<Record<SeriesColumn, number[]>>): TimeSeries {
+function series(tSec: number[], given: Partial<Record<SeriesColumn, number[]>>): SeriesData {
   const columns = {} as Record<SeriesColumn, number[]>;
   for (const c of SERIES_COLUMNS) columns[c] = given[c] ?? tSec.map(() => 0);
   columns.tSec = tSec;
-  return { columns, perQueue: [], perConsumer: [] };
+  return { columns };
 }
 
 // Samples at 1 s … 10 s.
@@ -383,7 +381,7 @@ describe("the expectations in the issue text", () => {
   }
 });
 
-describe("expectations through normalizeScenario and simulate", () => {
+describe("expectations through normalizeScenario", () => {
   function tiny(expectations: string[]): ScenarioInput {
     return {
       name: "tiny",
@@ -408,26 +406,5 @@ describe("expectations through normalizeScenario and simulate", () => {
     expect(e.path).toBe("expect.1");
     expect(e.reason).toMatch(/^unknown name "messages\.lots"; under "messages" there are: .*messages\.lost/);
     expect(e.reason).toMatch(/\(column 1 of "messages\.lots == 0"\)$/);
-  });
-
-  it("simulate evaluates every expectation into summary.expectations, in order", () => {
-    // 100 msg/s from t = 0 with the first sample at 1 s: something is produced by then, and nothing
-    // reaches a million per second.
-    const exprs = [
-      "messages.lost == 0",
-      "messages.produced == 0",
-      "first(throughput.produced > 0) <= 1s and max(lag.committed) >= 0",
-      "first(throughput.produced > 1000000) < 10s",
-    ];
-    const r = simulate(tiny(exprs));
-    expect(r.series.columns.tSec).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    const results = r.summary.expectations;
-    expect(results.map((x) => x.expression)).toEqual(exprs);
-    expect(results.map((x) => x.ok)).toEqual([true, false, true, false]);
-    expect(results[0]!.actual).toBe("messages.lost = 0");
-    expect(results[1]!.actual).toBe(`messages.produced = ${r.summary.messages.produced}`);
-    expect(r.summary.messages.produced).toBeGreaterThan(0);
-    expect(results[2]!.actual).toMatch(/^first\(throughput\.produced > 0\) = 1s, max\(lag\.committed\) = \d+/);
-    expect(results[3]!.actual).toBe("first(throughput.produced > 1000000) = never");
   });
 });

@@ -1,0 +1,88 @@
+// What a scenario may name of a run's results: the time-series columns and their friendly aliases,
+// and the summary figures. The model produces these figures and the scenario language only names
+// them, so the names live here, below both: expect.ts parses and evaluates expectations over plain
+// data without knowing the model that recorded it.
+
+/** Time-series columns, one value per sample. Rates are per second over the sample interval. */
+export const SERIES_COLUMNS = [
+  "tSec", // sample time, seconds of virtual time
+  "producedPerSec", // messages appended by producers
+  "consumedPerSec", // successful listener results (duplicates included)
+  "lagCommitted", // Σ broker max offset − committed offset, over groups × subscribed queues
+  "lagUnpulled", // Σ broker max offset − next pull offset
+  "cached", // Σ messages in ProcessQueues
+  "cachedBytes", // Σ body bytes in ProcessQueues
+  "cachedPerQueueMax", // largest single ProcessQueue, messages
+  "cachedBytesPerQueueMax", // largest single ProcessQueue, bytes
+  "cachedPerConsumerMax", // largest consumer instance total, messages
+  "cachedBytesPerConsumerMax", // largest consumer instance total, bytes (its heap share)
+  "poolQueued", // Σ consume tasks waiting for a worker
+  "poolBusy", // Σ busy consume workers
+  "flowControlCountPerSec",
+  "flowControlSizePerSec",
+  "flowControlSpanPerSec",
+  "flowControlPausedPerSec",
+  "pullsPerSec",
+  "endToEndP50Ms", // of messages consumed in this interval
+  "endToEndP99Ms",
+  "queuesOwned", // Σ ProcessQueues held (all topics, retry included)
+] as const;
+export type SeriesColumn = (typeof SERIES_COLUMNS)[number];
+
+/** Friendly series names → time-series columns. The raw column names are accepted too. */
+export const SERIES_ALIASES: Readonly<Record<string, SeriesColumn>> = {
+  "throughput.consumed": "consumedPerSec",
+  "throughput.produced": "producedPerSec",
+  "lag.committed": "lagCommitted",
+  "lag.unpulled": "lagUnpulled",
+  "cache.count": "cached",
+  "cache.bytes": "cachedBytes",
+  "cache.countPerQueueMax": "cachedPerQueueMax",
+  "cache.bytesPerQueueMax": "cachedBytesPerQueueMax",
+  "cache.countPerConsumerMax": "cachedPerConsumerMax",
+  "cache.bytesPerConsumerMax": "cachedBytesPerConsumerMax",
+  "pool.queued": "poolQueued",
+  "pool.busy": "poolBusy",
+  "flowControl.count": "flowControlCountPerSec",
+  "flowControl.size": "flowControlSizePerSec",
+  "flowControl.span": "flowControlSpanPerSec",
+  "flowControl.paused": "flowControlPausedPerSec",
+  "pulls": "pullsPerSec",
+  "latency.endToEnd.p50": "endToEndP50Ms",
+  "latency.endToEnd.p99": "endToEndP99Ms",
+  "queues.owned": "queuesOwned",
+};
+
+/** What an expectation reads of a run's time series: one value per sample in each column. The
+ * Sampler's TimeSeries is one. */
+export interface SeriesData {
+  columns: Readonly<Record<SeriesColumn, readonly number[]>>;
+}
+
+/**
+ * Every numeric (or boolean) figure of the run summary as a dotted path: the names an expectation may
+ * compare. In the order the summary holds them, which is the order error messages list them in.
+ * src/model/summary.test.ts checks that the summary has exactly these, so the list cannot drift.
+ */
+export const SUMMARY_FIGURES: readonly string[] = [
+  "seed", "complete", "simulatedMs", "events", "traceRecords",
+  "messages.produced", "messages.filtered", "messages.consumed", "messages.duplicates",
+  "messages.sentBack", "messages.dlq", "messages.lost", "messages.inFlight", "messages.cached",
+  "messages.retrying", "messages.unpulled",
+  "lag.committed.final", "lag.committed.max", "lag.unpulled.final", "lag.unpulled.max",
+  "cache.countPerQueueMax", "cache.bytesPerQueueMax", "cache.countPerConsumerMax",
+  "cache.bytesPerConsumerMax",
+  "flowControl.count", "flowControl.size", "flowControl.span", "flowControl.paused",
+  "flowControl.total",
+  "pulls.found", "pulls.noNewMsg", "pulls.noMatchedMsg", "pulls.offsetIllegal", "pulls.exception",
+  "pulls.total",
+  "throughput.consumedPerSec.mean", "throughput.consumedPerSec.max",
+  "throughput.producedPerSec.mean", "throughput.producedPerSec.max",
+  "latency.consumeWait.count", "latency.consumeWait.meanMs", "latency.consumeWait.p50Ms",
+  "latency.consumeWait.p90Ms", "latency.consumeWait.p99Ms", "latency.consumeWait.maxMs",
+  "latency.consume.count", "latency.consume.meanMs", "latency.consume.p50Ms",
+  "latency.consume.p90Ms", "latency.consume.p99Ms", "latency.consume.maxMs",
+  "latency.endToEnd.count", "latency.endToEnd.meanMs", "latency.endToEnd.p50Ms",
+  "latency.endToEnd.p90Ms", "latency.endToEnd.p99Ms", "latency.endToEnd.maxMs",
+  "rebalances", "rebalanceChanges", "ownershipChanges", "orphanQueueSeconds",
+];
