@@ -103,6 +103,14 @@ export const CLIENT_CONSTANTS = Object.freeze({
   SEND_BACK_EXPIRED_DELAY_LEVEL: 3,
 });
 
+/** Options of the allocation strategies (spec §11) that a group's "allocate" setting may leave out. */
+export const ALLOCATE_DEFAULTS = Object.freeze({
+  /** CONSISTENT_HASH: virtual nodes per consumer, as RocketMQ's no-argument constructor. */
+  virtualNodes: 10,
+  /** MACHINE_ROOM_NEARBY: a name's room is the part before the first separator. */
+  roomSeparator: "-",
+});
+
 /** Broker / store defaults, spec §0.5. */
 export interface BrokerConfig {
   longPollingEnable: boolean;

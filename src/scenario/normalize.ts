@@ -23,7 +23,7 @@ import type {
 import { ExpectError, parseExpectation, type ExpectNames } from "./expect.ts";
 import { SUMMARY_FIGURES } from "./vocabulary.ts";
 import { instancesNeeded, parseFaults } from "./faults.ts";
-import { makeStrategy, type AllocateSpec } from "../client/allocate/strategies.ts";
+import { normalizeAllocate } from "./allocate.ts";
 import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "./read.ts";
 
 const TOP_KEYS = [
@@ -248,9 +248,8 @@ function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): Grou
   const path = `groups.${index}`;
   if (!isRecord(raw)) throw new InputError(path, "must be an object");
   checkKeys(raw, ["name", "instances", "clientIds", "allocate", "subscribe", "consumeFromWhere", "consumeTimestampBefore", "config", "listener", "startAt"], path);
-  const allocate = (raw.allocate ?? "AVG") as AllocateSpec;
-  // Validate now; the model builds the strategy with real queue names.
-  makeStrategy<number>(allocate, () => ({ topic: "", brokerName: "", queueId: 0 }), `${path}.allocate`);
+  // The model builds the strategy from these options, with real queue names.
+  const allocate = normalizeAllocate(raw.allocate ?? "AVG", `${path}.allocate`);
   const name = readString(raw, "name", `${path}.name`);
   if (!NAME_RE.test(name) || name === "DEFAULT_CONSUMER") {
     throw new InputError(`${path}.name`, `"${name}" must be 1–127 characters of A–Z a–z 0–9 _ . - and not DEFAULT_CONSUMER`);

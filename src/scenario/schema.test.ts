@@ -5,7 +5,7 @@
 // below; a test fails if the schema starts using a keyword it does not implement.
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ALLOCATE_STRATEGY_NAMES } from "../client/allocate/strategies.ts";
+import { ALLOCATE_STRATEGY_NAMES } from "./allocate.ts";
 import { FAULT_KINDS } from "./faultTypes.ts";
 import { DIST_NAMES } from "./distributions.ts";
 import { InputError } from "./errors.ts";

@@ -2,7 +2,7 @@
 // Durations and sizes in inputs use the kernel's units ("50ms", "1KiB", numbers = ms / bytes);
 // the normalised model holds integers in µs and bytes.
 import type { Expectation } from "./expect.ts";
-import type { AllocateSpec } from "../client/allocate/strategies.ts";
+import type { AllocateOptions, AllocateSpec } from "./allocate.ts";
 import type { FaultModel } from "./faultTypes.ts";
 import type { Dist } from "./distributions.ts";
 import type { BrokerConfig, ConsumerConfig } from "./defaults.ts";
@@ -156,7 +156,7 @@ export interface GroupModel {
   poisonFraction: number;
   hangFraction: number;
   startAtUs: number;
-  allocate: AllocateSpec;
+  allocate: AllocateOptions;
   /** Instance slots the group may ever use (≥ instances; scale faults need more). */
   instancesMax: number;
   /** Client id of each instance slot. */

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { InputError } from "../../scenario/errors.ts";
+import { normalizeAllocate, type AllocateSpec } from "../../scenario/allocate.ts";
 import { RandomStreams } from "../../sim/streams.ts";
 import { allocateAveragely } from "./averagely.ts";
 import { allocateAveragelyByCircle } from "./averagelyByCircle.ts";
 import { AllocateError } from "./check.ts";
-import { type AllocateSpec, type MessageQueueName, makeStrategy } from "./strategies.ts";
+import { type AllocateStrategy, type MessageQueueName, makeStrategy } from "./strategies.ts";
 
 // As in the model, a queue is a number: its index in a table of names sorted in MessageQueue order.
 function table(names: MessageQueueName[]): { mqAll: number[]; queueName: (mq: number) => MessageQueueName } {
@@ -16,10 +16,14 @@ function namesOn(brokerName: string, count: number, firstId = 0, topic = "topic"
 function consumers(n: number, prefix = "CID_PREFIX"): string[] {
   return Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 }
+/** The strategy a scenario's "allocate" setting names, validated as normalizeScenario does. */
+function strategyOf(spec: AllocateSpec, queueName: (mq: number) => MessageQueueName): AllocateStrategy<number> {
+  return makeStrategy(normalizeAllocate(spec), queueName);
+}
 /** Every consumer's allocation as queue ids. */
 function allocation(spec: AllocateSpec, names: MessageQueueName[], cidAll: string[]): number[][] {
   const { mqAll, queueName } = table(names);
-  const strategy = makeStrategy(spec, queueName);
+  const strategy = strategyOf(spec, queueName);
   return cidAll.map((cid) => strategy(cid, mqAll, cidAll).map((mq) => queueName(mq).queueId));
 }
 
@@ -27,12 +31,12 @@ describe("makeStrategy by name (spec §11, values of §15.1)", () => {
   const tenQueues = namesOn("brokerName", 10);
 
   it('"AVG" is allocateAveragely itself', () => {
-    expect(makeStrategy("AVG", table(tenQueues).queueName)).toBe(allocateAveragely);
+    expect(strategyOf("AVG", table(tenQueues).queueName)).toBe(allocateAveragely);
     expect(allocation("AVG", tenQueues, consumers(4))).toEqual([[0, 1, 2], [3, 4, 5], [6, 7], [8, 9]]);
   });
 
   it('"AVG_BY_CIRCLE" is allocateAveragelyByCircle itself', () => {
-    expect(makeStrategy({ strategy: "AVG_BY_CIRCLE" }, table(tenQueues).queueName)).toBe(allocateAveragelyByCircle);
+    expect(strategyOf({ strategy: "AVG_BY_CIRCLE" }, table(tenQueues).queueName)).toBe(allocateAveragelyByCircle);
   });
 
   it('{ strategy: "CONSISTENT_HASH", virtualNodes: 3 } and "CONSISTENT_HASH" (10 virtual nodes) route by MessageQueue#toString', () => {
@@ -80,67 +84,9 @@ describe("makeStrategy by name (spec §11, values of §15.1)", () => {
 
   it("MACHINE_ROOM_NEARBY names the broker when a brokerName has an empty room", () => {
     const { mqAll, queueName } = table(namesOn("-b", 1));
-    const strategy = makeStrategy("MACHINE_ROOM_NEARBY-AVG", queueName);
+    const strategy = strategyOf("MACHINE_ROOM_NEARBY-AVG", queueName);
     expect(() => strategy("IDC1-c", mqAll, ["IDC1-c"])).toThrow(AllocateError);
     expect(() => strategy("IDC1-c", mqAll, ["IDC1-c"])).toThrow('Machine room is null for mq topic@-b#0 (roomSeparator "-")');
-  });
-});
-
-describe("makeStrategy bad settings (clear InputErrors)", () => {
-  const queueName = (mq: number): MessageQueueName => ({ topic: "t", brokerName: "b", queueId: mq });
-  const bad = (spec: unknown, path = "allocate") => () => makeStrategy(spec as AllocateSpec, queueName, path);
-
-  it("rejects an unknown name, listing the valid ones", () => {
-    expect(bad("AVERAGE")).toThrow(InputError);
-    expect(bad("AVERAGE")).toThrow(
-      'allocate: unknown allocation strategy "AVERAGE"; expected one of AVG, AVG_BY_CIRCLE, CONSISTENT_HASH, CONFIG, MACHINE_ROOM, MACHINE_ROOM_NEARBY',
-    );
-    expect(bad({ strategy: "avg" })).toThrow('allocate.strategy: unknown allocation strategy "avg"');
-    expect(bad("MACHINE_ROOM_NEARBY-NOPE")).toThrow('allocate.inner: unknown allocation strategy "NOPE"');
-  });
-
-  it("locates the error under the caller's path", () => {
-    expect(bad("X", "groups.0.allocate")).toThrow(/^groups\.0\.allocate: unknown allocation strategy "X"/);
-  });
-
-  it("rejects a setting that is neither a name nor an object with a strategy", () => {
-    expect(bad(42)).toThrow('allocate: expected a strategy name or an object with "strategy", got 42');
-    expect(bad(null)).toThrow("allocate: expected a strategy name");
-    expect(bad(["AVG"])).toThrow("allocate: expected a strategy name");
-    expect(bad({ virtualNodes: 3 })).toThrow("allocate.strategy: expected one of AVG, AVG_BY_CIRCLE");
-  });
-
-  it("rejects options the strategy does not take", () => {
-    expect(bad({ strategy: "AVG", virtualNodes: 3 })).toThrow("allocate.virtualNodes: AVG takes no options");
-    expect(bad({ strategy: "CONSISTENT_HASH", virtualNode: 3 })).toThrow("allocate.virtualNode: CONSISTENT_HASH takes only virtualNodes");
-  });
-
-  it("rejects virtualNodes that are not an integer ≥ 0", () => {
-    for (const v of [-1, 1.5, "3"]) {
-      expect(bad({ strategy: "CONSISTENT_HASH", virtualNodes: v })).toThrow("allocate.virtualNodes: expected an integer ≥ 0");
-    }
-  });
-
-  it("requires CONFIG's messageQueueList and checks each entry", () => {
-    expect(bad("CONFIG")).toThrow("allocate.messageQueueList: expected a list of {topic, brokerName, queueId}, got undefined");
-    expect(bad({ strategy: "CONFIG", messageQueueList: [{ topic: "t", brokerName: "b", queueId: 0 }, { topic: "t", brokerName: "b" }] })).toThrow(
-      "allocate.messageQueueList.1: expected {topic, brokerName, queueId ≥ 0}",
-    );
-  });
-
-  it("requires MACHINE_ROOM's consumeridcs as a list of names", () => {
-    expect(bad("MACHINE_ROOM")).toThrow("allocate.consumeridcs: expected a list of machine room names, got undefined");
-    expect(bad({ strategy: "MACHINE_ROOM", consumeridcs: "room1" })).toThrow("allocate.consumeridcs: expected a list");
-  });
-
-  it("requires MACHINE_ROOM_NEARBY's inner strategy, not itself, and a non-empty roomSeparator", () => {
-    expect(bad("MACHINE_ROOM_NEARBY")).toThrow('allocate.inner: MACHINE_ROOM_NEARBY needs the strategy to use within a room, e.g. "AVG"');
-    expect(bad({ strategy: "MACHINE_ROOM_NEARBY", inner: "MACHINE_ROOM_NEARBY-AVG" })).toThrow("allocate.inner: MACHINE_ROOM_NEARBY cannot nest inside itself");
-    expect(bad({ strategy: "MACHINE_ROOM_NEARBY", inner: { strategy: "MACHINE_ROOM_NEARBY" } })).toThrow("cannot nest inside itself");
-    expect(bad({ strategy: "MACHINE_ROOM_NEARBY", inner: { strategy: "CONSISTENT_HASH", virtualNodes: -2 } })).toThrow(
-      "allocate.inner.virtualNodes: expected an integer ≥ 0",
-    );
-    expect(bad({ strategy: "MACHINE_ROOM_NEARBY", inner: "AVG", roomSeparator: "" })).toThrow("allocate.roomSeparator: expected a non-empty string");
   });
 });
 
@@ -176,7 +122,7 @@ describe("every strategy: properties on random sorted inputs (fixed seed)", () =
       for (let c = 0; c < 40; c++) {
         const { names, cidAll } = drawCase(rng);
         const { mqAll, queueName } = table(names);
-        const strategy = makeStrategy(spec, queueName);
+        const strategy = strategyOf(spec, queueName);
         const owned = cidAll.map((cid) => strategy(cid, mqAll, cidAll));
         const label = `case ${c}: ${names.length} queues, ${cidAll.join(" ")}`;
         expect(owned.flat().sort((a, b) => a - b), label).toEqual(mqAll.filter((mq) => owns(names[mq]!)));
@@ -186,7 +132,7 @@ describe("every strategy: properties on random sorted inputs (fixed seed)", () =
 
     it(`${title}: a consumer not in the list gets nothing; empty currentCID, mqAll, cidAll throw AllocateError`, () => {
       const { mqAll, queueName } = table([...namesOn("IDC1@broker-1", 3), ...namesOn("IDC3@broker-3", 3)]);
-      const strategy = makeStrategy(spec, queueName);
+      const strategy = strategyOf(spec, queueName);
       const cidAll = ["IDC1@CID-0", "IDC3@CID-1"];
       expect(strategy("IDC1@CID-9", mqAll, cidAll)).toEqual([]);
       expect(() => strategy("", mqAll, cidAll)).toThrow(AllocateError);
@@ -199,7 +145,7 @@ describe("every strategy: properties on random sorted inputs (fixed seed)", () =
   it("CONFIG, by design, gives every consumer the configured list and checks nothing", () => {
     const names = namesOn("b", 6);
     const { mqAll, queueName } = table(names);
-    const strategy = makeStrategy({ strategy: "CONFIG", messageQueueList: names.slice(2, 4) }, queueName);
+    const strategy = strategyOf({ strategy: "CONFIG", messageQueueList: names.slice(2, 4) }, queueName);
     expect(["a", "b", "stranger", ""].map((cid) => strategy(cid, mqAll, ["a", "b"]))).toEqual([[2, 3], [2, 3], [2, 3], [2, 3]]);
   });
 });
