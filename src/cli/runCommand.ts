@@ -2,11 +2,12 @@
 // the engine) → write the report atomically → print the table or summary.json. Returns the exit code.
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { normalizeScenario } from "../scenario/normalize.ts";
+import { applySets, parseSet, type SetOverride } from "../scenario/overrides.ts";
 import { InputError } from "../scenario/errors.ts";
 import type { RunOutput, RunRequest } from "./computeRun.ts";
 import type { CliEnv } from "./env.ts";
 import { EXIT, inFile } from "./errors.ts";
-import { applySets, parseDurationOption, parseSeed, parseSet, type SetOverride } from "./overrides.ts";
+import { parseDurationOption, parseSeed } from "./overrides.ts";
 import { progressMode, progressView } from "./progress.ts";
 import { readJsonFile } from "./readJson.ts";
 import { formatRunTable } from "./summaryTable.ts";

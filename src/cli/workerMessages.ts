@@ -1,5 +1,6 @@
 // Messages between the CLI thread and the simulation worker; plain data (structured clone).
 import { InputError } from "../scenario/errors.ts";
+import { SweepInputError } from "../sweep/errors.ts";
 import type { Progress, RunOutput, RunRequest } from "./computeRun.ts";
 import { InternalError } from "./errors.ts";
 
@@ -17,7 +18,12 @@ export type WorkerMessage =
   | { type: "error"; error: SerialError };
 
 export function serialiseError(error: unknown): SerialError {
-  if (error instanceof InputError) return { kind: "input", path: error.path, reason: error.reason };
+  // A SweepInputError raised in a worker (sweepMetrics' warm-up check) crosses as an internal error
+  // (exit 70), as it did before it became an InputError. Exit 2 is likely what it deserves, but that
+  // change of behaviour belongs in a commit of its own.
+  if (error instanceof InputError && !(error instanceof SweepInputError)) {
+    return { kind: "input", path: error.path, reason: error.reason };
+  }
   if (error instanceof Error) return { kind: "internal", message: error.message, ...(error.stack ? { stack: error.stack } : {}) };
   return { kind: "internal", message: String(error) };
 }

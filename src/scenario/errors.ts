@@ -10,7 +10,8 @@ export class InputError extends Error {
   readonly reason: string;
 
   /**
-   * @param path dotted field path, e.g. `groups.0.config.pullBatchSize`; empty for the input as a whole
+   * @param path dotted field path, e.g. `groups.0.config.pullBatchSize`; empty for the input as a whole;
+   *   or, for a bad option, the option as written, e.g. `--set groups.9.name`
    * @param message the bad value and the accepted range or forms
    */
   constructor(

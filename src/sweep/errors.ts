@@ -1,9 +1,9 @@
 // The sweep's error for input the user can fix (a --param, --require, --warmup, --shard or a shard
-// file to merge). It is a BadInputError, so the CLI's one error mapping already prints it as a single
-// line and exits 2, without the sweep code importing anything else from the CLI.
-import { BadInputError } from "../cli/errors.ts";
+// file to merge). It is an InputError, so the CLI's one error mapping prints it as a single line and
+// exits 2, without the sweep code importing anything from the CLI.
+import { InputError } from "../scenario/errors.ts";
 
-export class SweepInputError extends BadInputError {
+export class SweepInputError extends InputError {
   /**
    * @param where the option and argument as the user wrote them, e.g. `--param a.b=1,,2`
    * @param reason what is wrong and what would be accepted

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BadInputError } from "../cli/errors.ts";
+import { InputError } from "../scenario/errors.ts";
 import { SweepInputError } from "./errors.ts";
 import { buildVariant, expandGrid, gridPoint, parseParam, parseParams } from "./grid.ts";
 import type { SweepParam } from "./types.ts";
@@ -32,7 +32,7 @@ describe("parseParam: lists", () => {
 
   it("rejects an empty list, empty tokens, a missing '=' and a bad path, with the argument and what is accepted", () => {
     const e = sweepError(() => parseParam("a="));
-    expect(e).toBeInstanceOf(BadInputError); // so the CLI maps it to exit 2
+    expect(e).toBeInstanceOf(InputError); // so the CLI maps it to exit 2
     expect(e.message).toMatch(/^--param a=: no values; expected path=values with values a list/);
     expect(sweepError(() => parseParam("a=1,,2")).message).toMatch(/an empty value in the list "1,,2"/);
     expect(sweepError(() => parseParam("a=1,")).message).toMatch(/an empty value/);

@@ -11,8 +11,8 @@
 //                         start > 0 and factor > 1.
 // Any value text containing ".." is read as a range, never as a list.
 import type { SweepParam } from "./types.ts";
-import { applySets, parseSet } from "../cli/overrides.ts";
-import { BadInputError } from "../cli/errors.ts";
+import { InputError } from "../scenario/errors.ts";
+import { applySets, parseSet } from "../scenario/overrides.ts";
 import { SweepInputError } from "./errors.ts";
 
 export type ParamValue = number | string | boolean;
@@ -216,7 +216,7 @@ export function buildVariant(raw: unknown, point: GridPoint): unknown {
   try {
     return applySets(raw, sets);
   } catch (error) {
-    if (error instanceof BadInputError) throw new SweepInputError(error.where.replace(/^--set /, "--param "), error.reason);
+    if (error instanceof InputError) throw new SweepInputError(error.path.replace(/^--set /, "--param "), error.reason);
     throw error;
   }
 }
