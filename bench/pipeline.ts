@@ -1,7 +1,7 @@
 // Pipeline benchmark (npm run bench:pipeline [scenario.json] [--duration 10m]): runs the reference
 // scenario through simulate() and prints consumed msgs/s, events/s and peak RSS. Not a test.
 import { readFileSync } from "node:fs";
-import { simulate } from "../src/model/simulate.ts";
+import { simulate } from "../src/run/simulate.ts";
 import { parseDurationUs } from "../src/scenario/units.ts";
 
 const args = process.argv.slice(2);

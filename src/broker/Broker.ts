@@ -1,448 +1,289 @@
-// A broker: PullMessageProcessor (§13.1, §13.3, §13.5), long polling (§13.4), ConsumerOffsetManager and
-// QUERY_CONSUMER_OFFSET (§13.6, §13.7), heartbeats and the consumer registry (§13.8), consumer send-back
-// and the schedule service (§9.2). Every request arrives as an event; every answer leaves via the network.
-import type { BrokerModel } from "../scenario/types.ts";
-import type { PullRequest } from "../client/PullRequest.ts";
-import type { World } from "../model/World.ts";
-import { getMessage, GetMessageStatus, responseCodeOf, ResponseCode, type GetMessageContext } from "./getMessage.ts";
+// A broker node: the requests it serves (PULL_MESSAGE, QUERY/UPDATE_CONSUMER_OFFSET, HEART_BEAT,
+// UNREGISTER_CLIENT, GET_CONSUMER_LIST_BY_GROUP, CONSUMER_SEND_MSG_BACK), its timers (the hold service's
+// check, the client housekeeping scan, the offset flush, retention, the delay levels), its crash and
+// restart. It owns its store, offsets, registry and schedule service; everything it learns of clients
+// comes in a message, everything it tells them goes out as one.
+import type { Node, NodeContext } from "../net/Node.ts";
+import { RequestCode, ResponseCode } from "../protocol/codes.ts";
+import {
+  Envelope, NotifyConsumerIdsChangedRequest, QueryConsumerOffsetResponse, SimpleResponse, GetConsumerListResponse,
+  type Command, type ConsumerSendMsgBackRequest, type HeartbeatRequest, type PullMessageRequest,
+  type QueryConsumerOffsetRequest, type UnregisterClientRequest, type UpdateConsumerOffsetRequest,
+  type GetConsumerListRequest,
+} from "../protocol/commands.ts";
+import type { Routes } from "../protocol/routes.ts";
 import { BROKER_CONSTANTS } from "../scenario/defaults.ts";
-import { QUERY_SLOT_SPAN } from "../client/RebalanceImpl.ts";
-import { ScheduleMessageService } from "./ScheduleMessageService.ts";
+import type { BrokerModel, Profile } from "../scenario/types.ts";
+import type { BrokerObserver } from "./BrokerObserver.ts";
+import { ConsumerManager } from "./ConsumerManager.ts";
+import { ConsumerOffsetManager, offsetKey } from "./ConsumerOffsetManager.ts";
+import { MessageStore, type MessageSource } from "./MessageStore.ts";
+import { PullMessageProcessor } from "./PullMessageProcessor.ts";
+import { ScheduleMessageService, type ScheduledRetry } from "./ScheduleMessageService.ts";
+import { defineBrokerTrace, type BrokerTrace } from "./trace.ts";
 
-const OFFSET_RPC_TIMEOUT_US = 5_000_000;
+/** How often the model applies retention, µs. Retention deletes message by message here; RocketMQ's
+ * file-granular deletion every cleanResourceInterval is not modelled yet. */
+export const RETENTION_CHECK_PERIOD_US = 1_000_000;
 
-/** What the broker needs of a message to send it back. */
-export interface MessageAttributes {
-  mq: number;
-  offset: number;
-  reconsumeTimes: number;
-  originKey: number;
-  originBornUs: number;
-  bodyBytes: number;
-  tag: number;
+/** A broker's timer codes (NodeContext#timer's `code`; SCHEDULE_DUE's argument is the delay level). */
+export const enum BrokerTimer {
+  HOLD_CHECK = 1,
+  EXPIRY_SCAN = 2,
+  OFFSET_FLUSH = 3,
+  RETENTION = 4,
+  SCHEDULE_DUE = 5,
 }
 
-/** Offset table key of (group, global queue index). */
-export function offsetKey(group: number, mq: number): number {
-  return group * 1048576 + mq;
-}
-
-export class Broker {
-  /** Commit-log tail position, bytes: every stored message advances it. */
-  commitLogTail = 0;
-  /** ConsumerOffsetManager: offsetKey → committed offset. */
-  readonly offsets = new Map<number, number>();
-  /** Consumer registry: group → channel (consumer address) → client id and last heartbeat time. */
-  readonly channels = new Map<number, Map<number, { clientId: string; lastUpdateUs: number }>>();
-  /** Group → topic → subscription version learned from heartbeats. */
-  readonly subVersions = new Map<number, Map<number, number>>();
-  /** False while a fault makes CONSUMER_SEND_MSG_BACK fail. */
-  sendBackOk = true;
-  /** Sent-back messages waiting for their delay level (§9.2). */
+export class Broker implements Node {
+  readonly T: BrokerTrace;
+  readonly store: MessageStore;
+  readonly offsets: ConsumerOffsetManager;
+  readonly consumers = new ConsumerManager();
+  readonly processor: PullMessageProcessor;
   readonly scheduleService: ScheduleMessageService;
-  private readonly ctx: GetMessageContext;
+  /** Whether the broker process is down. */
+  down = false;
+  /** Whether producers may write here (brokerReadOnly clears it). */
+  writable = true;
 
   constructor(
+    private readonly ctx: NodeContext,
     readonly model: BrokerModel,
-    private readonly world: World,
-    /** Global indexes of the queues this broker hosts (all topics, retry and DLQ). */
-    readonly queues: number[],
+    private readonly routes: Routes,
+    profile: Profile,
+    private readonly source: MessageSource,
+    private readonly observer: BrokerObserver,
   ) {
-    this.ctx = { config: model.config, hotBytes: model.hotBytes, commitLogTail: 0, profile: world.model.profile };
-    this.scheduleService = new ScheduleMessageService(this, world, model.delayLevelsUs);
+    this.T = defineBrokerTrace(ctx.trace);
+    this.store = new MessageStore(routes, model.index, model.hotBytes, observer, ctx.trace, this.T);
+    this.offsets = new ConsumerOffsetManager(ctx.trace, this.T);
+    this.processor = new PullMessageProcessor(ctx, this.T, routes, model.config, model.hotBytes, profile, this.store, source, this.offsets, this.consumers);
+    this.scheduleService = new ScheduleMessageService(ctx, BrokerTimer.SCHEDULE_DUE, model.delayLevelsUs, (e) => this.deliverRetry(e));
   }
 
   get index(): number {
     return this.model.index;
   }
 
-  /** Stored size of a message in the commit log (only used to place it for the page-cache test). */
-  storedSize(bodyBytes: number, topicName: string): number {
-    return bodyBytes + topicName.length + BROKER_CONSTANTS.STORE_OVERHEAD_BYTES;
+  // ---------------------------------------------------------------- timers
+
+  /** The hold service's check: every 5 s with long polling, else every shortPollingTimeMills (§13.4). */
+  startHoldService(): void {
+    this.ctx.timer(this.holdCheckPeriodMs() * 1000, BrokerTimer.HOLD_CHECK);
   }
 
-  isHot(clPos: number): boolean {
-    return this.commitLogTail - clPos <= this.model.hotBytes;
+  /** ClientHousekeepingService's scan and the consumer-offset flush. */
+  startHousekeeping(): void {
+    this.ctx.timer(BROKER_CONSTANTS.EXPIRY_SCAN_PERIOD_MS * 1000, BrokerTimer.EXPIRY_SCAN);
+    this.ctx.timer(this.model.config.flushConsumerOffsetInterval * 1000, BrokerTimer.OFFSET_FLUSH);
   }
 
-  // ---------------------------------------------------------------- PULL_MESSAGE
-
-  /** A pull request arrives (first processing: the broker may hold it). */
-  onPull(pr: PullRequest, serial = pr.reqSerial): void {
-    const w = this.world;
-    if (pr.reqSerial !== serial) return; // the client gave up on it already
-    if (this.down) {
-      w.pullUnanswered(pr);
-      return;
-    }
-    w.advanceProducers(w.sched.nowUs);
-    w.applyRetention(pr.mq);
-    this.processRequest(pr, true);
+  startRetention(): void {
+    this.ctx.timer(RETENTION_CHECK_PERIOD_US, BrokerTimer.RETENTION);
   }
 
-  /** PullMessageProcessor#processRequest with brokerAllowSuspend. */
-  private processRequest(pr: PullRequest, allowSuspend: boolean): void {
-    const w = this.world;
-    const store = w.queues[pr.mq]!;
-    const versions = this.subVersions.get(pr.group);
-    const brokerSubVersion = versions?.get(store.topicIndex);
-    let code: ResponseCode;
-    // With the SUBSCRIPTION bit the broker parses the request's expression and neither needs the
-    // group's heartbeat nor compares versions (§13.1 step 6).
-    if (!pr.reqHasSubscription && brokerSubVersion === undefined) {
-      code = ResponseCode.SUBSCRIPTION_NOT_EXIST;
-    } else if (!pr.reqHasSubscription && brokerSubVersion! < pr.reqSubVersion) {
-      code = ResponseCode.SUBSCRIPTION_NOT_LATEST;
-    } else if (this.pendingOffsetMoved.size > 0 && this.pendingOffsetMoved.has(offsetKey(pr.group, pr.mq))) {
-      // An injected offsetIllegal fault, answered like a 5.x server-side reset (§13.1 step 8).
-      const key = offsetKey(pr.group, pr.mq);
-      const next = this.pendingOffsetMoved.get(key)!;
-      this.pendingOffsetMoved.delete(key);
-      pr.result.status = GetMessageStatus.OFFSET_TOO_SMALL;
-      pr.result.nextBeginOffset = next === "min" ? store.minOffset : next === "max" ? store.maxOffset : next;
-      pr.result.minOffset = store.minOffset;
-      pr.result.maxOffset = store.maxOffset;
-      pr.result.count = 0;
-      code = ResponseCode.PULL_OFFSET_MOVED;
-    } else {
-      this.ctx.commitLogTail = this.commitLogTail;
-      getMessage(store, pr.reqOffset, pr.reqMaxMsgNums, w.tagSetOf(pr.group, store.topicIndex), this.ctx, pr.result);
-      code = responseCodeOf(pr.result.status, pr.reqOffset);
-      // tryCommitOffset (§13.5): only on the first processing, and only with the COMMIT_OFFSET bit.
-      if (allowSuspend && pr.reqCommitOffset >= 0) this.commitOffset(pr.group, pr.mq, pr.reqCommitOffset, 1);
-      if (code === ResponseCode.PULL_NOT_FOUND && allowSuspend) {
-        this.hold(pr);
+  private holdCheckPeriodMs(): number {
+    const cfg = this.model.config;
+    return cfg.longPollingEnable ? BROKER_CONSTANTS.HOLD_CHECK_PERIOD_MS : cfg.shortPollingTimeMills;
+  }
+
+  onTimer(code: number, arg: number): void {
+    const now = this.ctx.nowUs;
+    switch (code) {
+      case BrokerTimer.HOLD_CHECK:
+        this.source.advanceTo(now);
+        this.processor.checkHoldRequest();
+        this.ctx.timer(this.holdCheckPeriodMs() * 1000, BrokerTimer.HOLD_CHECK);
         return;
+      case BrokerTimer.EXPIRY_SCAN:
+        if (!this.down) this.scanNotActiveChannel();
+        this.ctx.timer(BROKER_CONSTANTS.EXPIRY_SCAN_PERIOD_MS * 1000, BrokerTimer.EXPIRY_SCAN);
+        return;
+      case BrokerTimer.OFFSET_FLUSH:
+        if (!this.down) this.offsets.flush();
+        this.ctx.timer(this.model.config.flushConsumerOffsetInterval * 1000, BrokerTimer.OFFSET_FLUSH);
+        return;
+      case BrokerTimer.RETENTION:
+        // Runs whether or not the process is up: the model deletes by age, not by a running cleaner.
+        this.source.advanceTo(now);
+        for (const mq of this.routes.queuesOf(this.index)) this.store.applyRetention(mq, now);
+        this.ctx.timer(RETENTION_CHECK_PERIOD_US, BrokerTimer.RETENTION);
+        return;
+      case BrokerTimer.SCHEDULE_DUE:
+        this.scheduleService.onDue(arg);
+        return;
+    }
+  }
+
+  // ---------------------------------------------------------------- requests
+
+  receive(msg: Command): void {
+    switch (msg.code) {
+      case RequestCode.PULL_MESSAGE:
+        return this.processor.onPull(msg as PullMessageRequest);
+      case RequestCode.QUERY_CONSUMER_OFFSET:
+        return this.queryConsumerOffset(msg as QueryConsumerOffsetRequest);
+      case RequestCode.UPDATE_CONSUMER_OFFSET: {
+        const u = msg as UpdateConsumerOffsetRequest;
+        return this.offsets.commitOffset(u.consumerGroup, u.mq, u.commitOffset, 0, this.ctx.nowUs);
       }
+      case RequestCode.HEART_BEAT:
+        return this.heartbeat(msg as HeartbeatRequest);
+      case RequestCode.UNREGISTER_CLIENT:
+      case RequestCode.CHANNEL_CLOSED:
+        return this.unregister(msg as UnregisterClientRequest);
+      case RequestCode.GET_CONSUMER_LIST_BY_GROUP: {
+        const list = this.consumers.consumerIdList((msg as GetConsumerListRequest).consumerGroup);
+        return this.ctx.reply(msg, new GetConsumerListResponse(list === null ? ResponseCode.SYSTEM_ERROR : ResponseCode.SUCCESS, list));
+      }
+      case RequestCode.CONSUMER_SEND_MSG_BACK:
+        this.consumerSendMsgBack(msg as ConsumerSendMsgBackRequest);
+        if (msg.envelope === Envelope.DELIVERED) this.ctx.reply(msg, new SimpleResponse(ResponseCode.SUCCESS));
+        return;
     }
-    pr.respCode = code;
-    const t = w.net.downAt(w.sched.nowUs, pr.consumer, this.index);
-    if (t >= 0) w.sched.scheduleAt(t, w.kinds.pullResponse, pr.id, pr.reqSerial);
-    else w.pullUnanswered(pr);
   }
 
-  /** PullRequestHoldService#suspendPullRequest. */
-  private hold(pr: PullRequest): void {
-    const w = this.world;
-    const cfg = this.model.config;
-    pr.holdSinceUs = w.sched.nowUs;
-    pr.holdTimeoutUs = (cfg.longPollingEnable ? pr.reqSuspendTimeoutMs : cfg.shortPollingTimeMills) * 1000;
-    pr.heldSerial = pr.reqSerial;
-    w.holdPull(pr);
-    w.trace.emit(w.T.pullHeld, w.sched.nowUs, pr.mq, pr.consumer, pr.reqOffset);
-  }
-
-  /** The hold service's periodic check (§13.4): every 5 s with long polling, else every 1 s. */
-  onHoldTick(): void {
-    const w = this.world;
-    w.advanceProducers(w.sched.nowUs);
-    for (const mq of this.queues) {
-      if (w.heldCount(mq) > 0) this.notifyMessageArriving(mq, w.queues[mq]!.maxOffset, null);
-    }
-    const cfg = this.model.config;
-    const periodMs = cfg.longPollingEnable ? BROKER_CONSTANTS.HOLD_CHECK_PERIOD_MS : cfg.shortPollingTimeMills;
-    w.sched.scheduleIn(periodMs * 1000, w.kinds.holdTick, this.index);
-  }
+  onResponse(): void {}
+  onTimeout(): void {}
 
   /**
-   * PullRequestHoldService#notifyMessageArriving: replays held requests that can now be answered —
-   * new messages past their offset that match their filter (tag null = periodic check, matches all) —
-   * or whose hold time is up; keeps the rest.
+   * QUERY_CONSUMER_OFFSET (§13.7), with the max offset and the timestamp search the client asks next
+   * (§10.6). With no stored offset the broker answers 0 when the queue starts in page cache.
    */
-  notifyMessageArriving(mq: number, maxOffset: number, tag: number | null): void {
-    const w = this.world;
-    const held = w.takeHeld(mq);
-    if (held === null) return;
-    const now = w.sched.nowUs;
-    const topic = w.queues[mq]!.topicIndex;
-    for (let i = 0; i < held.length; i++) {
-      const pr = held[i]!;
-      if (pr.heldSerial !== pr.reqSerial) continue; // the client timed out and re-sent: a dead hold
-      const matches = tag === null || tagMatches(w.tagSetOf(pr.group, topic), tag);
-      if ((maxOffset > pr.reqOffset && matches) || now >= pr.holdSinceUs + pr.holdTimeoutUs) {
-        this.processRequest(pr, false);
-      } else {
-        w.holdPull(pr);
-      }
-    }
-    held.length = 0;
-    w.recycleHeld(held);
-  }
-
-  // ---------------------------------------------------------------- offsets
-
-  commitOffset(group: number, mq: number, offset: number, viaPull: number): void {
-    this.offsets.set(offsetKey(group, mq), offset);
-    const w = this.world;
-    w.trace.emit(w.T.offsetCommit, w.sched.nowUs, mq, group, offset, viaPull);
-  }
-
-  queryOffset(group: number, mq: number): number {
-    return this.offsets.get(offsetKey(group, mq)) ?? -1;
-  }
-
-  /**
-   * QUERY_CONSUMER_OFFSET (§13.7) plus the max offset and the timestamp search the client asks next
-   * (§10.6). Results are written into the consumer's query slot; the reply crosses the network.
-   */
-  onQueryOffset(consumer: number, slotAndSerial: number): void {
-    const w = this.world;
-    const slot = slotAndSerial % QUERY_SLOT_SPAN;
-    const serial = Math.floor(slotAndSerial / QUERY_SLOT_SPAN);
-    const c = w.incarnation(consumer);
-    const q = c.querySlot(slot);
-    if (q === undefined) return;
-    if (this.down) {
-      w.sched.scheduleAt(Math.max(w.sched.nowUs, q.sentUs + OFFSET_RPC_TIMEOUT_US), w.kinds.queryOffsetResponse, consumer, slot, serial);
-      return;
-    }
-    w.advanceProducers(w.sched.nowUs);
-    w.applyRetention(q.mq);
-    const store = w.queues[q.mq]!;
-    let stored = this.queryOffset(c.group, q.mq);
-    // The "start at 0" rule: no committed offset, queue never truncated, message 0 still in page cache.
-    if (stored < 0 && store.minOffset <= 0 && store.maxOffset > 0 && store.physicalMin === 0 && this.isHot(store.clPos(0))) stored = 0;
-    q.stored = stored;
-    q.maxOffset = store.maxOffset;
-    q.searchOffset = w.searchOffset(q.mq, q.timestampUs);
-    const t = w.net.downAt(w.sched.nowUs, c.index, this.index);
-    if (t >= 0) w.sched.scheduleAt(t, w.kinds.queryOffsetResponse, consumer, slot, serial);
-    else {
-      q.stored = -2; // the answer is lost: the client's RPC times out
-      w.sched.scheduleAt(Math.max(w.sched.nowUs, q.sentUs + OFFSET_RPC_TIMEOUT_US), w.kinds.queryOffsetResponse, consumer, slot, serial);
-    }
+  private queryConsumerOffset(req: QueryConsumerOffsetRequest): void {
+    const now = this.ctx.nowUs;
+    this.source.advanceTo(now);
+    this.store.applyRetention(req.mq, now);
+    const resp = new QueryConsumerOffsetResponse();
+    let stored = this.offsets.queryOffset(req.consumerGroup, req.mq);
+    if (stored < 0 && this.store.startAtZero(req.mq)) stored = 0;
+    resp.code = stored >= 0 ? ResponseCode.SUCCESS : ResponseCode.QUERY_NOT_FOUND;
+    resp.offset = stored;
+    resp.maxOffset = this.store.queue(req.mq).maxOffset;
+    resp.searchOffset = this.store.searchOffset(req.mq, req.timestampUs);
+    this.ctx.reply(req, resp);
   }
 
   // ---------------------------------------------------------------- registry (§13.8)
 
-  /** HEART_BEAT: register or refresh the channel, learn subscriptions, notify on a new channel. */
-  onHeartbeat(consumer: number, wantReply: boolean): void {
-    const w = this.world;
-    if (this.down) return;
-    const c = w.incarnation(consumer);
-    const now = w.sched.nowUs;
-    let chans = this.channels.get(c.group);
-    if (!chans) {
-      chans = new Map();
-      this.channels.set(c.group, chans);
+  private heartbeat(req: HeartbeatRequest): void {
+    if (this.consumers.register(req.consumerGroup, req.from, req.clientId, req.subscriptions, this.ctx.nowUs)) {
+      this.notifyConsumerIdsChanged(req.consumerGroup);
     }
-    const isNew = !chans.has(consumer);
-    chans.set(consumer, { clientId: c.clientId, lastUpdateUs: now });
-    let versions = this.subVersions.get(c.group);
-    if (!versions) {
-      versions = new Map();
-      this.subVersions.set(c.group, versions);
-    }
-    let topicsChanged = false;
-    for (const [topic, subVersion] of c.subscriptionVersions()) {
-      const old = versions.get(topic);
-      if (old === undefined) topicsChanged = true;
-      if (old === undefined || subVersion > old) versions.set(topic, subVersion);
-    }
-    if (isNew || topicsChanged) this.notifyConsumerIdsChanged(c.group);
-    if (wantReply) {
-      const t = w.net.downAt(now, c.index, this.index);
-      if (t >= 0) w.sched.scheduleAt(t, w.kinds.heartbeatResponse, consumer);
-    }
+    if (req.envelope === Envelope.DELIVERED) this.ctx.reply(req, new SimpleResponse(ResponseCode.SUCCESS));
   }
 
-  /** UNREGISTER_CLIENT from a clean shutdown: remove the channel, notify the group. */
-  onUnregister(consumer: number): void {
-    if (!this.down) this.removeChannel(consumer, true);
+  private unregister(req: UnregisterClientRequest): void {
+    const group = this.consumers.unregister(req.from, req.code === RequestCode.CHANNEL_CLOSED ? -1 : req.consumerGroup);
+    if (group >= 0) this.notifyConsumerIdsChanged(group);
   }
 
-  /** The TCP connection of a client closed (crash with the host still up): same as unregister. */
-  onChannelClosed(consumer: number): void {
-    if (!this.down) this.removeChannel(consumer, true);
+  /** Channels silent for channelExpiredTimeout are removed without any notification: peers learn at
+   * their next periodic rebalance. */
+  private scanNotActiveChannel(): void {
+    const now = this.ctx.nowUs;
+    this.consumers.scanNotActive(now, this.model.config.channelExpiredTimeout * 1000, (addr) => {
+      this.ctx.trace.emit(this.T.channelExpired, now, this.index, addr);
+    });
   }
 
-  /** ClientHousekeepingService: every 10 s, channels silent for channelExpiredTimeout are removed
-   * without any CHANGE notification (§13.8) — peers learn at their next periodic rebalance. */
-  onExpiryScan(): void {
-    const w = this.world;
-    const now = w.sched.nowUs;
-    if (!this.down) {
-      const limitUs = this.model.config.channelExpiredTimeout * 1000;
-      for (const chans of this.channels.values()) {
-        for (const [addr, ch] of [...chans.entries()].sort((a, b) => a[0] - b[0])) {
-          if (now - ch.lastUpdateUs > limitUs) {
-            chans.delete(addr);
-            w.trace.emit(w.T.channelExpired, now, this.index, addr);
-          }
-        }
-      }
-    }
-    w.sched.scheduleIn(BROKER_CONSTANTS.EXPIRY_SCAN_PERIOD_MS * 1000, w.kinds.expiryScan, this.index);
-  }
-
-  private removeChannel(consumer: number, notify: boolean): void {
-    const c = this.world.incarnation(consumer);
-    const chans = this.channels.get(c.group);
-    if (!chans || !chans.delete(consumer)) return;
-    if (chans.size === 0) {
-      this.channels.delete(c.group);
-      this.subVersions.delete(c.group);
-    }
-    if (notify) this.notifyConsumerIdsChanged(c.group);
-  }
-
-  /** NOTIFY_CONSUMER_IDS_CHANGED to every channel of the group (real-time notification). */
+  /** NOTIFY_CONSUMER_IDS_CHANGED to every channel of the group. */
   private notifyConsumerIdsChanged(group: number): void {
-    const w = this.world;
-    const chans = this.channels.get(group);
-    if (!chans) return;
-    const now = w.sched.nowUs;
-    for (const addr of [...chans.keys()].sort((a, b) => a - b)) {
-      const t = w.net.downAt(now, w.incarnation(addr).index, this.index);
-      if (t >= 0) w.sched.scheduleAt(t, w.kinds.notifyIdsChanged, addr);
-    }
+    for (const addr of this.consumers.channelsOf(group)) this.ctx.send(addr, new NotifyConsumerIdsChangedRequest(group));
   }
 
-  /** GET_CONSUMER_LIST_BY_GROUP arrives: the answer is written into the asking rebalance, then sent. */
-  onConsumerListRequest(consumer: number, serial: number): void {
-    const w = this.world;
-    const c = w.incarnation(consumer);
-    if (serial !== c.rebalance.consumerListSerial) return; // the client gave up on it already
-    if (this.down) {
-      c.rebalance.consumerListLost();
+  // ---------------------------------------------------------------- producers
+
+  /** Stores a producer's message; true when a pull is held on the queue and it was not yet marked. */
+  putMessage(mq: number, bornUs: number, bodyBytes: number, tag: number): boolean {
+    const offset = this.store.append(mq, bornUs, bodyBytes, tag, -1, 0, 0);
+    this.observer.messageStored(mq, offset, tag);
+    return this.processor.hold.markArrived(mq);
+  }
+
+  /** Pulls held on the topic's queues here (is anyone waiting for the topic's next message?). */
+  heldOnTopic(topic: number): number {
+    return this.processor.hold.heldOnTopic(topic);
+  }
+
+  /** Whether a producer's send succeeds here: the process is up and the broker is writable. */
+  acceptsWrites(): boolean {
+    return !this.down && this.writable;
+  }
+
+  // ---------------------------------------------------------------- send-back and retries (§9.2)
+
+  private consumerSendMsgBack(req: ConsumerSendMsgBackRequest): void {
+    const group = req.consumerGroup;
+    if (this.model.config.retryQueueNums <= 0) {
+      this.observer.discarded(group, req.originKey); // SUCCESS without doing anything: the message is gone
       return;
     }
-    const list = this.consumerIdList(c.group);
-    c.rebalance.setConsumerList(list);
-    const t = w.net.downAt(w.sched.nowUs, c.index, this.index);
-    if (t >= 0) w.sched.scheduleAt(t, w.kinds.consumerListResponse, consumer, serial, list === null ? 0 : 1);
-    else c.rebalance.consumerListLost();
-  }
-
-  /** GET_CONSUMER_LIST_BY_GROUP: the client ids of every channel (a shared id appears twice). */
-  consumerIdList(group: number): string[] | null {
-    if (this.down) return null;
-    const chans = this.channels.get(group);
-    if (!chans || chans.size === 0) return null;
-    return [...chans.entries()].sort((a, b) => a[0] - b[0]).map(([, ch]) => ch.clientId);
-  }
-
-  // ---------------------------------------------------------------- crash and restart
-
-  /** Whether the broker process is down. */
-  down = false;
-  /** offsetIllegal faults waiting for the next pull of (group, queue). */
-  readonly pendingOffsetMoved = new Map<number, number | "min" | "max">();
-
-  /** Offsets committed since the last flush (lost if the broker crashes now). */
-  unflushedOffsetCount(): number {
-    let n = 0;
-    for (const [k, v] of this.offsets) if (this.flushedOffsets.get(k) !== v) n++;
-    return n;
-  }
-  /** Consumer offsets as last flushed to disk (every flushConsumerOffsetInterval). */
-  private flushedOffsets = new Map<number, number>();
-
-  onOffsetFlush(): void {
-    if (!this.down) this.flushedOffsets = new Map(this.offsets);
-    this.world.sched.scheduleIn(this.model.config.flushConsumerOffsetInterval * 1000, this.world.kinds.offsetFlush, this.index);
-  }
-
-  /** The broker process dies: held and in-flight requests are never answered (clients time out). */
-  crash(): void {
-    const w = this.world;
-    this.down = true;
-    w.net.setBrokerDown(this.index, true);
-    for (const mq of this.queues) {
-      const held = w.takeHeld(mq);
-      if (held === null) continue;
-      for (const pr of held) {
-        if (pr.heldSerial === pr.reqSerial) w.pullUnanswered(pr);
-      }
-      held.length = 0;
-      w.recycleHeld(held);
+    const rt = req.reconsumeTimes;
+    const now = this.ctx.nowUs;
+    this.observer.sentBack(group, req.originKey);
+    if (rt >= req.maxReconsumeTimes || req.delayLevel < 0) {
+      this.source.advanceTo(now);
+      this.store.append(this.routes.dlqQueue(group, this.index), now, req.bodyBytes, req.tag, req.originKey, req.originBornUs, rt);
+      this.observer.deadLettered(group, req.originKey);
+      this.ctx.trace.emit(this.T.dlq, now, req.mq, req.offset, rt, group);
+      return;
     }
+    let level = req.delayLevel === 0 ? 3 + rt : req.delayLevel;
+    if (level > this.scheduleService.maxLevel) level = this.scheduleService.maxLevel; // HookUtils clamps to the highest level
+    this.observer.retrying(group, req.originKey);
+    this.ctx.trace.emit(this.T.sendBack, now, req.mq, req.offset, rt, level);
+    this.scheduleService.park(level, {
+      group, originKey: req.originKey, originBornUs: req.originBornUs, bodyBytes: req.bodyBytes, tag: req.tag, reconsumeTimes: rt + 1,
+    });
+  }
+
+  /** A due retry enters %RETRY%<group> on this broker and wakes pulls held there. */
+  private deliverRetry(e: ScheduledRetry): void {
+    const now = this.ctx.nowUs;
+    this.source.advanceTo(now);
+    const mq = this.routes.retryQueue(e.group, this.index);
+    const offset = this.store.append(mq, now, e.bodyBytes, e.tag, e.originKey, e.originBornUs, e.reconsumeTimes);
+    this.ctx.trace.emit(this.T.retryDelivered, now, mq, offset, e.reconsumeTimes, e.group);
+    if (this.processor.hold.heldCount(mq) > 0 && this.model.config.longPollingEnable) {
+      this.processor.notifyMessageArriving(mq, this.store.queue(mq).maxOffset, e.tag);
+    }
+  }
+
+  // ---------------------------------------------------------------- faults
+
+  /** The process dies: held requests are forgotten (the network times them out), nothing is flushed. */
+  crash(): void {
+    this.source.advanceTo(this.ctx.nowUs);
+    this.down = true;
+    this.processor.hold.dropAll((req) => this.ctx.drop(req));
   }
 
   /** Restart: offsets come back as last flushed; the registry is empty until clients heartbeat again. */
   restart(): void {
     this.down = false;
-    this.world.net.setBrokerDown(this.index, false);
-    this.offsets.clear();
-    for (const [k, v] of this.flushedOffsets) this.offsets.set(k, v);
-    this.channels.clear();
-    this.subVersions.clear();
+    this.offsets.restore();
+    this.consumers.clear();
   }
 
-  // ---------------------------------------------------------------- send-back and retries (§9.2)
-
-  /** CONSUMER_SEND_MSG_BACK from a consume worker. */
-  onSendBack(consumer: number, worker: number): void {
-    const w = this.world;
-    const c = w.incarnation(consumer);
-    if (this.down) {
-      c.consumeService.sendBackLost(worker);
-      return;
-    }
-    const job = c.consumeService.sendBackJob(worker);
-    const ok = this.sendBackOk;
-    if (ok) this.acceptSendBack(c.group, this.readAttributes(job.mq, job.offset), job.delayLevel, c.maxReconsumeTimes);
-    const t = w.net.downAt(w.sched.nowUs, c.index, this.index);
-    if (t >= 0) w.sched.scheduleAt(t, w.kinds.sendBackResponse, consumer, worker, ok ? 1 : 0);
-    else c.consumeService.sendBackLost(worker); // accepted, but the client only sees its RPC time out
+  setWritable(writable: boolean): void {
+    this.source.advanceTo(this.ctx.nowUs);
+    this.writable = writable;
   }
 
-  /** cleanExpiredMsg's sendMessageBack(msg, 3): handled like a send-back; nobody waits for the answer.
-   * The message was already removed from the ProcessQueue, so its attributes travel with the request. */
-  onCleanSendBack(ticket: number, consumer: number): void {
-    const c = this.world.incarnation(consumer);
-    const job = c.takeCleanJob(ticket);
-    if (this.down) return;
-    this.acceptSendBack(c.group, job, job.delayLevel, c.maxReconsumeTimes);
+  /** The next pull of `group` on `mq` is answered PULL_OFFSET_MOVED with this next offset. */
+  injectOffsetMoved(group: number, mq: number, next: number | "min" | "max"): void {
+    this.processor.pendingOffsetMoved.set(offsetKey(group, mq), next);
   }
 
-  private readonly attrs: MessageAttributes = { mq: 0, offset: 0, reconsumeTimes: 0, originKey: 0, originBornUs: 0, bodyBytes: 0, tag: 0 };
-
-  /** Reads what send-back needs of a stored message (CONSUMER_SEND_MSG_BACK looks it up by offset). */
-  private readAttributes(mq: number, offset: number): MessageAttributes {
-    const store = this.world.queues[mq]!;
-    const a = this.attrs;
-    a.mq = mq;
-    a.offset = offset;
-    a.reconsumeTimes = store.reconsumeTimes(offset);
-    a.originKey = store.originKey(offset);
-    a.originBornUs = store.originBornUs(offset);
-    a.bodyBytes = store.bodyBytes(offset);
-    a.tag = store.tag(offset);
-    return a;
-  }
-
-  private acceptSendBack(group: number, m: MessageAttributes, delayLevel: number, maxReconsumeTimes: number): void {
-    const w = this.world;
-    if (this.model.config.retryQueueNums <= 0) {
-      // SUCCESS without doing anything: the message is gone for good.
-      w.fates.markDropped(group, m.originKey);
-      return;
-    }
-    const rt = m.reconsumeTimes;
-    const originKey = m.originKey;
-    const now = w.sched.nowUs;
-    w.metrics.sentBack++;
-    if (rt >= maxReconsumeTimes || delayLevel < 0) {
-      const dlq = w.queues[w.dlqQueue(group, this.index)]!;
-      this.commitLogTail += this.storedSize(m.bodyBytes, dlq.topic);
-      dlq.append(now, this.commitLogTail, m.bodyBytes, m.tag, originKey, m.originBornUs, rt);
-      w.fates.markDlq(group, originKey);
-      w.trace.emit(w.T.dlq, now, m.mq, m.offset, rt, group);
-      return;
-    }
-    let level = delayLevel === 0 ? 3 + rt : delayLevel;
-    if (level > this.scheduleService.maxLevel) level = this.scheduleService.maxLevel; // HookUtils clamps to the highest level
-    w.fates.markRetrying(group, originKey);
-    w.trace.emit(w.T.sendBack, now, m.mq, m.offset, rt, level);
-    this.scheduleService.park(level, {
-      group, originKey, originBornUs: m.originBornUs, bodyBytes: m.bodyBytes, tag: m.tag, reconsumeTimes: rt + 1,
-    });
+  /** Retention deletes up to `offset` now; returns "minOffset a → b". */
+  truncate(mq: number, offset: number | "max"): string {
+    const now = this.ctx.nowUs;
+    this.source.advanceTo(now);
+    const q = this.store.queue(mq);
+    const before = q.minOffset;
+    this.store.deleteUpTo(mq, offset === "max" ? q.maxOffset : Math.min(offset, q.maxOffset), now);
+    return `minOffset ${before} → ${q.minOffset}`;
   }
 }
-
-function tagMatches(tagSet: Set<number> | null, tag: number): boolean {
-  return tagSet === null || tagSet.has(tag);
-}
-
-export { GetMessageStatus };

@@ -1,22 +1,16 @@
 // One consume queue of a broker, with the messages it holds, stored column-wise in typed-array chunks.
 //
 // Why chunks: memory must follow the backlog, not the number of messages ever produced. Chunks below
-// the queue's "floor" (the lowest offset anybody may still read, computed by the broker) are freed.
-// Offsets are logical and never reused: minOffset moves up with retention, maxOffset is the next slot.
+// the lowest offset anybody may still read are freed (MessageStore#reclaimBelow). Offsets are logical
+// and never reused: minOffset moves up with retention, maxOffset is the next slot.
+
+import type { MessageBatch } from "../protocol/commands.ts";
 
 export const CHUNK_BITS = 12;
 export const CHUNK = 1 << CHUNK_BITS;
 const MASK = CHUNK - 1;
 /** Offsets are addressed with 32-bit arithmetic; far beyond any run (2^31 messages in one queue). */
 const OFFSET_LIMIT = 2 ** 31;
-
-/** Per-group fate bits of an original message (see fate accounting in metrics). */
-export const FATE_COUNT_MASK = 0x1f; // successful consumes, saturating at 31
-export const FATE_RETRYING = 0x20; // sent back: its fate follows its retry copies
-export const FATE_LOST = 0x40; // deleted by retention while unconsumed
-export const FATE_DLQ = 0x80; // ended in %DLQ%<group>
-/** Fate bits that settle a message for storage purposes (nothing needs its data for its fate). */
-export const FATE_RESOLVED = FATE_COUNT_MASK | FATE_RETRYING | FATE_LOST | FATE_DLQ;
 
 class Chunk {
   readonly bornUs = new Float64Array(CHUNK);
@@ -26,11 +20,6 @@ class Chunk {
   readonly originKey = new Float64Array(CHUNK);
   readonly originBornUs = new Float64Array(CHUNK);
   readonly reconsumeTimes = new Uint8Array(CHUNK);
-  readonly fate: Uint8Array[];
-  constructor(fateSlots: number) {
-    this.fate = [];
-    for (let i = 0; i < fateSlots; i++) this.fate.push(new Uint8Array(CHUNK));
-  }
 }
 
 /** Message key: identifies an original message across re-deliveries and retry copies. */
@@ -55,17 +44,12 @@ export class QueueStore {
 
   /**
    * @param index global queue index (all topics, brokers, retry and DLQ queues)
-   * @param fateSlots number of consumer groups that track per-message fate on this queue
-   *   (groups subscribed to an ordinary topic; 0 for retry and DLQ queues)
    */
   constructor(
     readonly index: number,
     readonly topic: string,
     readonly brokerName: string,
     readonly queueId: number,
-    readonly topicIndex: number,
-    readonly brokerIndex: number,
-    readonly fateSlots: number,
   ) {}
 
   append(bornUs: number, clPos: number, bodyBytes: number, tag: number, originKey: number, originBornUs: number, reconsumeTimes: number): number {
@@ -74,7 +58,7 @@ export class QueueStore {
     const ci = (offset >>> CHUNK_BITS) - this.chunkBase;
     let c = this.chunks[ci];
     if (c === undefined || c === null) {
-      c = new Chunk(this.fateSlots);
+      c = new Chunk();
       this.chunks[ci] = c;
     }
     const i = offset & MASK;
@@ -123,14 +107,20 @@ export class QueueStore {
   reconsumeTimes(offset: number): number {
     return this.chunk(offset).reconsumeTimes[offset & MASK]!;
   }
-  fate(slot: number, offset: number): number {
-    return this.chunk(offset).fate[slot]![offset & MASK]!;
-  }
-  setFate(slot: number, offset: number, value: number): void {
-    this.chunk(offset).fate[slot]![offset & MASK] = value;
+
+  /** Copies the message at `offset` into row `i` of a message batch (one chunk lookup for all columns). */
+  copyTo(offset: number, out: MessageBatch, i: number): void {
+    const c = this.chunk(offset);
+    const j = offset & MASK;
+    out.offsets[i] = offset;
+    out.bodyBytes[i] = c.bodyBytes[j]!;
+    out.tag[i] = c.tag[j]!;
+    out.originKey[i] = c.originKey[j]!;
+    out.originBornUs[i] = c.originBornUs[j]!;
+    out.reconsumeTimes[i] = c.reconsumeTimes[j]!;
   }
 
-  /** Frees every whole chunk below `offset` (never above minOffset's data that readers may need). */
+  /** Frees every whole chunk below `offset`. */
   freeBelow(offset: number): void {
     const target = Math.min(offset, this.maxOffset) >>> CHUNK_BITS;
     const drop = target - this.chunkBase;

@@ -1,8 +1,7 @@
 // ScheduleMessageService (§9.2): sent-back messages wait in one FIFO per delay level (every entry of a
 // level has the same delay, so FIFO order is due order) and are delivered into %RETRY%<group> when
-// due, waking any pull held on that retry queue. One timer event per level at a time.
-import type { World } from "../model/World.ts";
-import type { Broker } from "./Broker.ts";
+// due. One timer per level at a time.
+import type { NodeContext } from "../net/Node.ts";
 
 /** A message parked in the schedule topic until its delay level's time is up. */
 export interface ScheduledRetry {
@@ -21,10 +20,13 @@ export class ScheduleMessageService {
   private readonly armed: boolean[] = [];
 
   constructor(
-    private readonly broker: Broker,
-    private readonly world: World,
+    private readonly ctx: NodeContext,
+    /** The broker's timer code for "a delay level is due" (argument: the level). */
+    private readonly timerCode: number,
     /** Delay of each level in µs, index 1-based (index 0 unused). */
     private readonly delayLevelsUs: readonly number[],
+    /** Puts a due message into %RETRY%<group>. */
+    private readonly deliver: (e: ScheduledRetry) => void,
   ) {
     for (let l = 0; l < delayLevelsUs.length; l++) {
       this.fifos.push([]);
@@ -39,37 +41,26 @@ export class ScheduleMessageService {
   }
 
   park(level: number, entry: Omit<ScheduledRetry, "dueUs">): void {
-    const w = this.world;
-    const dueUs = w.sched.nowUs + this.delayLevelsUs[level]!;
+    const dueUs = this.ctx.nowUs + this.delayLevelsUs[level]!;
     this.fifos[level]!.push({ dueUs, ...entry });
     if (!this.armed[level]) {
       this.armed[level] = true;
-      w.sched.scheduleAt(dueUs, w.kinds.scheduleDue, this.broker.index, level);
+      this.ctx.timerAt(dueUs, this.timerCode, level);
     }
   }
 
-  /** Delivers every due message of a level into %RETRY%<group>. */
+  /** Delivers every due message of a level. */
   onDue(level: number): void {
-    const w = this.world;
-    const b = this.broker;
-    const now = w.sched.nowUs;
+    const now = this.ctx.nowUs;
     const fifo = this.fifos[level]!;
     let head = this.heads[level]!;
-    while (head < fifo.length && fifo[head]!.dueUs <= now) {
-      const e = fifo[head++]!;
-      const mq = w.retryQueue(e.group, b.index);
-      const store = w.queues[mq]!;
-      b.commitLogTail += b.storedSize(e.bodyBytes, store.topic);
-      const offset = store.append(now, b.commitLogTail, e.bodyBytes, e.tag, e.originKey, e.originBornUs, e.reconsumeTimes);
-      w.trace.emit(w.T.retryDelivered, now, mq, offset, e.reconsumeTimes, e.group);
-      if (w.heldCount(mq) > 0 && b.model.config.longPollingEnable) b.notifyMessageArriving(mq, store.maxOffset, e.tag);
-    }
+    while (head < fifo.length && fifo[head]!.dueUs <= now) this.deliver(fifo[head++]!);
     if (head > 1024 && head * 2 > fifo.length) {
       fifo.splice(0, head);
       head = 0;
     }
     this.heads[level] = head;
-    if (head < fifo.length) w.sched.scheduleAt(fifo[head]!.dueUs, w.kinds.scheduleDue, b.index, level);
+    if (head < fifo.length) this.ctx.timerAt(fifo[head]!.dueUs, this.timerCode, level);
     else this.armed[level] = false;
   }
 }

@@ -2,6 +2,7 @@
 import type { BrokerConfig } from "../scenario/defaults.ts";
 import { BROKER_CONSTANTS } from "../scenario/defaults.ts";
 import type { QueueStore } from "./QueueStore.ts";
+import { ResponseCode } from "../protocol/codes.ts";
 
 export const enum GetMessageStatus {
   FOUND = 0,
@@ -19,21 +20,6 @@ export const GET_MESSAGE_STATUS_NAMES = [
   "FOUND", "NO_MATCHED_MESSAGE", "MESSAGE_WAS_REMOVING", "OFFSET_FOUND_NULL", "OFFSET_OVERFLOW_BADLY",
   "OFFSET_OVERFLOW_ONE", "OFFSET_TOO_SMALL", "NO_MATCHED_LOGIC_QUEUE", "NO_MESSAGE_IN_QUEUE",
 ] as const;
-
-/** Broker response codes that matter to the push consumer (spec §4.1). */
-export const enum ResponseCode {
-  SUCCESS = 0,
-  SYSTEM_ERROR = 1,
-  SYSTEM_BUSY = 2,
-  TOPIC_NOT_EXIST = 17,
-  PULL_NOT_FOUND = 19,
-  PULL_RETRY_IMMEDIATELY = 20,
-  PULL_OFFSET_MOVED = 21,
-  SUBSCRIPTION_NOT_EXIST = 24,
-  SUBSCRIPTION_NOT_LATEST = 25,
-  INVALID_PARAMETER = 31,
-  FLOW_CONTROL = 215,
-}
 
 /** Reusable output of getMessage; `offsets[0..count)` are the accepted messages in offset order. */
 export class GetMessageResult {
@@ -67,7 +53,7 @@ export function getMessage(
   store: QueueStore,
   offset: number,
   maxMsgNums: number,
-  tagSet: Set<number> | null,
+  tagSet: ReadonlySet<number> | null,
   ctx: GetMessageContext,
   out: GetMessageResult,
 ): GetMessageResult {

@@ -1,7 +1,7 @@
 // Baseline comparison on a real summary shape (emptySummary filled in by hand), so the paths below
 // are the ones users will see; every expected drift is worked out in the test's comments.
 import { describe, expect, it } from "vitest";
-import { emptySummary, type Summary } from "../model/summary.ts";
+import { emptySummary, type Summary } from "../metrics/summary.ts";
 import { InputError } from "../scenario/errors.ts";
 import {
   compareSummaries,

@@ -1,25 +1,27 @@
-// Invariant checkers that sit outside the code under test (TigerBeetle style): they read the model's
-// state and throw if it is impossible. simulate() runs them at the end of every run.
-import { FATE_RESOLVED } from "../broker/QueueStore.ts";
-import type { World } from "../model/World.ts";
+// Invariant checkers that sit outside the code under test (TigerBeetle style): they read the cluster's
+// state and the run's books and throw if something is impossible. The run calls them at the end, and
+// every `checkEvery` of virtual time while it runs when asked to.
+import type { Cluster } from "../model/Cluster.ts";
+import { accountMessages } from "../metrics/accounting.ts";
+import { FATE_RESOLVED } from "../metrics/MessageFates.ts";
+import type { Recorder } from "../metrics/Recorder.ts";
 
 export class InvariantError extends Error {}
 
 /** Cache counters equal the cache contents, for every live ProcessQueue. */
-export function checkCacheCounters(w: World): void {
-  for (const c of w.consumers) {
+export function checkCacheCounters(cl: Cluster): void {
+  for (const c of cl.consumers) {
     for (const [mq, pq] of c.rebalance.processQueues()) {
       let count = 0;
       let bytes = 0;
-      const store = w.queues[mq]!;
       pq.forEachCached((o) => {
         count++;
-        bytes += store.bodyBytes(o);
+        bytes += pq.bodyBytes(o);
       });
       count += pq.consumingCount;
       if (count !== pq.msgCount || (pq.consumingCount === 0 && bytes !== pq.msgSize)) {
         throw new InvariantError(
-          `${c.clientId} ProcessQueue of ${store.topic}#${store.queueId}: msgCount ${pq.msgCount} / msgSize ${pq.msgSize} ` +
+          `${c.clientId} ProcessQueue of ${cl.routes.label(mq)}: msgCount ${pq.msgCount} / msgSize ${pq.msgSize} ` +
             `but it holds ${count} messages / ${bytes} bytes`,
         );
       }
@@ -31,20 +33,20 @@ export function checkCacheCounters(w: World): void {
  * Committed offsets never run ahead of consumption: every message below a group's committed offset on
  * the broker is consumed, sent back, dead-lettered, deleted by retention, or filtered out.
  */
-export function checkCommittedOffsets(w: World): void {
-  for (const grp of w.model.groups) {
+export function checkCommittedOffsets(cl: Cluster, rec: Recorder): void {
+  for (const grp of cl.model.groups) {
     for (const sub of grp.subscriptions) {
-      const slot = w.fates.slotOf(grp.index, sub.topic);
-      for (const mq of w.topicQueues(sub.topic)) {
-        const store = w.queues[mq]!;
-        const committed = w.brokers[store.brokerIndex]!.queryOffset(grp.index, mq);
-        const end = Math.min(committed, store.maxOffset);
-        for (let o = Math.max(store.physicalMin, store.minOffset); o < end; o++) {
-          if (sub.tagSet !== null && !sub.tagSet.has(store.tag(o))) continue;
-          if ((store.fate(slot, o) & FATE_RESOLVED) === 0) {
+      for (const mq of cl.routes.topicQueues(sub.topic)) {
+        const broker = cl.brokers[cl.routes.brokerOf(mq)]!;
+        const q = broker.store.queue(mq);
+        const committed = broker.offsets.queryOffset(grp.index, mq);
+        const end = Math.min(committed, q.maxOffset);
+        const col = rec.fates.column(grp.index, mq);
+        for (let o = Math.max(q.minOffset, col?.min ?? 0); o < end; o++) {
+          const fate = rec.fates.fateAt(grp.index, mq, o);
+          if (fate >= 0 && (fate & FATE_RESOLVED) === 0) {
             throw new InvariantError(
-              `group ${grp.name} committed offset ${committed} on ${store.topic}@${store.brokerName}#${store.queueId} ` +
-                `but message ${o} was never consumed, sent back or deleted`,
+              `group ${grp.name} committed offset ${committed} on ${cl.routes.label(mq)} but message ${o} was never consumed, sent back or deleted`,
             );
           }
         }
@@ -53,7 +55,19 @@ export function checkCommittedOffsets(w: World): void {
   }
 }
 
-export function checkInvariants(w: World): void {
-  checkCacheCounters(w);
-  checkCommittedOffsets(w);
+/**
+ * Every check: cache counters, committed offsets, and the conservation of messages. A failure names
+ * the virtual time and the seed as well as the queue or group at fault.
+ */
+export function checkRun(cl: Cluster, rec: Recorder): void {
+  try {
+    checkCacheCounters(cl);
+    checkCommittedOffsets(cl, rec);
+    accountMessages(cl, rec);
+  } catch (e) {
+    if (!(e instanceof Error)) throw e;
+    const where = `at ${(cl.sched.nowUs / 1e6).toFixed(6)} s of virtual time (scenario ${cl.model.name}, seed ${cl.model.seed})`;
+    e.message = `${where}: ${e.message}`;
+    throw e;
+  }
 }

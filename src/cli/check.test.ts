@@ -4,8 +4,9 @@
 import { readFileSync, writeFileSync, mkdirSync, copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { simulate } from "../model/simulate.ts";
-import type { World } from "../model/World.ts";
+import { simulate } from "../run/simulate.ts";
+import { LATER_REASON } from "../client/trace.ts";
+import type { Cluster } from "../model/Cluster.ts";
 import type { SimulateFn } from "./computeRun.ts";
 import { fakeEnv, run, tempDir, TINY_SCENARIO, writeScenario } from "./testEnv.ts";
 
@@ -16,14 +17,19 @@ function tinyWith(expect: string[]): Record<string, unknown> {
   return { ...TINY_SCENARIO, expect };
 }
 
-/** The regression of the brief: `cachedCount >= pullThresholdForQueue` instead of `>`. */
-function flowControlGte(w: World): void {
-  for (const c of w.consumers) {
-    const original = c.pullMessage.bind(c);
-    c.pullMessage = (pr) => {
+/**
+ * The regression of the brief: `cachedCount >= pullThresholdForQueue` instead of `>` in
+ * PullMessageService#pullMessage. Every incarnation the scenario starts exists when configure runs
+ * (count-flow-control.json restarts nobody), so patching them all patches every pull.
+ */
+function flowControlGte(cl: Cluster): void {
+  for (const c of cl.consumers) {
+    const pull = c.pull;
+    const original = pull.pullMessage.bind(pull);
+    pull.pullMessage = (pr) => {
       if (!pr.pq.dropped && c.state === "RUNNING" && !c.paused && pr.pq.msgCount === c.config.pullThresholdForQueue) {
-        pr.pq.lastPullTimestampUs = w.sched.nowUs;
-        return c.executePullRequestLater(pr, 50, 0);
+        pr.pq.lastPullTimestampUs = cl.sched.nowUs;
+        return pull.executePullRequestLater(pr, 50, LATER_REASON.flowControl);
       }
       return original(pr);
     };
@@ -98,7 +104,7 @@ describe("rmqsim check", () => {
     writeScenario(dir, "a.json", tinyWith([]));
     let runs = 0;
     // A global counter read by the model: the second run of the same scenario differs.
-    const leaky: SimulateFn = (s, o) => simulate(s, { ...o, configure: (w) => void (w.listener(0).failureProbability = runs++ % 2 === 0 ? 0 : 0.01) });
+    const leaky: SimulateFn = (s, o) => simulate(s, { ...o, configure: (cl) => void (cl.listeners.behaviour[0]!.failureProbability = runs++ % 2 === 0 ? 0 : 0.01) });
     const env = fakeEnv({ cwd: dir, simulate: leaky });
     expect(await run(env, "check", "a.json", "--determinism")).toBe(1);
     expect(env.out()).toMatch(/✗ not deterministic: trace [0-9a-f]{16} then [0-9a-f]{16}/);

@@ -4,7 +4,7 @@
 import { basename, join, resolve } from "node:path";
 import { availableParallelism } from "node:os";
 import { normalizeScenario } from "../scenario/normalize.ts";
-import type { Summary } from "../model/summary.ts";
+import type { Summary } from "../metrics/summary.ts";
 import { compareSummaries, formatDrift, type Tolerance } from "../checks/baseline.ts";
 import { toleranceOptions } from "./compareCommand.ts";
 import { toJUnitXml, type CheckSuite } from "../checks/junit.ts";

@@ -1,8 +1,8 @@
 // The compute half of `rmqsim run`: simulate, then render every report file in memory. No file
 // system, no terminal: it runs inside the simulation worker in production and inline in tests, with
 // the same code either way, and hands back a Map of file name → content for the CLI to write.
-import type { RunResult, SimulateOptions } from "../model/simulate.ts";
-import type { Summary } from "../model/summary.ts";
+import type { RunResult, SimulateOptions } from "../run/simulate.ts";
+import type { Summary } from "../metrics/summary.ts";
 import { sweepMetrics } from "../sweep/metrics.ts";
 import type { RunMetrics } from "../sweep/types.ts";
 
@@ -20,6 +20,8 @@ export interface RunRequest {
   report?: boolean;
   /** Set: also compute the sweep metrics, discarding samples up to this time (µs). */
   sweepWarmupUs?: number;
+  /** Run the invariant and conservation checks every this much virtual time, µs (absent or 0: at the end only). */
+  checkEveryUs?: number;
 }
 
 /** Wall-clock facts about one run: written to run.json, never into summary.json. */
@@ -79,6 +81,7 @@ export async function computeRun(request: RunRequest, deps: ComputeDeps, control
   const started = deps.nowMs();
   const result = deps.simulate(request.scenario, {
     ...(request.trace ? { captureTrace: () => () => true } : {}),
+    ...(request.checkEveryUs ? { checkEveryUs: request.checkEveryUs } : {}),
     onProgress: (simulatedUs, totalUs, events) => {
       control.onProgress({ simulatedUs, totalUs, events, wallMs: deps.nowMs() - started });
       return !control.shouldStop();
@@ -88,7 +91,7 @@ export async function computeRun(request: RunRequest, deps: ComputeDeps, control
   const summary = result.summary;
   const run = runInfo(request.startedAt, wallMs, summary, deps.nodeVersion);
   const warnings: string[] = [];
-  if (request.trace && result.world?.trace.capturedTruncated) {
+  if (request.trace && result.cluster.trace.capturedTruncated) {
     warnings.push(`trace.jsonl holds only the first ${result.trace.length} records; the rest were not captured`);
   }
   const traceJsonl = request.trace ? toJsonl(result.trace) : undefined;

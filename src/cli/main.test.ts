@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { simulate } from "../model/simulate.ts";
+import { simulate } from "../run/simulate.ts";
 import type { SimulateFn } from "./computeRun.ts";
 import { fakeEnv, run, TINY_SCENARIO, writeScenario } from "./testEnv.ts";
 

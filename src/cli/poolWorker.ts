@@ -1,7 +1,7 @@
 // A long-lived simulation worker for `check` and `sweep`: it runs one request after another, so the
 // cost of starting a thread and loading the model is paid once per worker, not once per run.
 import { parentPort } from "node:worker_threads";
-import { simulate } from "../model/simulate.ts";
+import { simulate } from "../run/simulate.ts";
 import { computeRun, type RenderFn, type RunRequest } from "./computeRun.ts";
 import { serialiseError, type WorkerMessage } from "./workerMessages.ts";
 

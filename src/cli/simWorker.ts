@@ -1,7 +1,7 @@
 // The simulation worker's body: computeRun with the real simulate and renderer, stopped through a
 // shared flag that the CLI thread sets on Ctrl-C (Atomics, so the busy loop sees it at once).
 import { parentPort, workerData } from "node:worker_threads";
-import { simulate } from "../model/simulate.ts";
+import { simulate } from "../run/simulate.ts";
 import { computeRun, type RenderFn } from "./computeRun.ts";
 import { serialiseError, type WorkerData, type WorkerMessage } from "./workerMessages.ts";
 

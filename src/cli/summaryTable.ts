@@ -1,6 +1,6 @@
 // The human form of a run's result: a compact two-column table. It reads only the summary and
 // run.json data that --json would print, so the two outputs cannot disagree.
-import type { Summary } from "../model/summary.ts";
+import type { Summary } from "../metrics/summary.ts";
 import { formatDurationUs } from "../scenario/units.ts";
 import type { RunInfo } from "./computeRun.ts";
 

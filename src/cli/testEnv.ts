@@ -3,7 +3,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { simulate as realSimulate } from "../model/simulate.ts";
+import { simulate as realSimulate } from "../run/simulate.ts";
 import type { RenderFn, SimulateFn } from "./computeRun.ts";
 import { inlineEngine } from "./engine.ts";
 import { nodeFs, type CliEnv, type CliFs } from "./env.ts";

@@ -1,40 +1,36 @@
-// ConsumeMessageConcurrentlyService (spec §6, §7) on a tiny world: messages are cached in a ProcessQueue
-// of T's queue, submitted as a pull's FOUND callback would, and the scheduler runs the workers. The
-// listener takes a constant 10 ms per message and the network a constant 1 ms each way, so every
-// start, send-back and commit time below follows from the mechanics.
+// ConsumeMessageConcurrentlyService (spec §6, §7) of one consumer of a tiny scenario: messages are cached
+// in a ProcessQueue of T's queue and submitted as a pull's FOUND callback would, and the consumer's
+// CONSUME_DONE / LOCAL_RETRY timers run the workers. The listener takes a constant 10 ms per message; a
+// send-back is answered by playBroker after a 1 ms + 1 ms round trip, so every start, send-back and
+// commit time below follows from the mechanics.
 import { describe, expect, it } from "vitest";
-import type { World } from "../model/World.ts";
+import { RequestCode, ResponseCode } from "../protocol/codes.ts";
+import type { ConsumerSendMsgBackRequest } from "../protocol/commands.ts";
 import { ProcessQueue } from "./ProcessQueue.ts";
-import type { PushConsumer } from "./PushConsumer.ts";
-import { MS, TOPIC_T, advanceTo, range, records, recordsOn, tinyWorld, type TinyScenario } from "./testWorld.ts";
+import {
+  BROKER_A, MS, messages, playBroker, queueOfT, range, requestsOf, tinyConsumer, type ConsumerBench, type MessageOptions, type TinyScenario,
+} from "./testConsumer.ts";
 
-interface Bench {
-  w: World;
-  c: PushConsumer;
+function bench(s: TinyScenario = {}) {
+  const b = tinyConsumer({ queues: 2, ...s });
   /** Queue i of T. */
-  mq: (i?: number) => number;
-  /** A ProcessQueue of queue i holding `offsets` (bodies from the store). */
-  cached: (offsets: number[], i?: number) => ProcessQueue;
-  submit: (pq: ProcessQueue, offsets: number[], i?: number) => void;
-}
-
-function bench(s: TinyScenario = {}): Bench {
-  const w = tinyWorld({ backlog: 64, queues: 2, ...s });
-  const c = w.consumers[0]!;
-  const mq = (i = 0) => w.topicQueues(TOPIC_T)[i]!;
-  const cached = (offsets: number[], i = 0) => {
-    const pq = new ProcessQueue(w.sched.nowUs);
-    pq.putMessage(offsets, offsets.length, w.queues[mq(i)]!);
+  const mq = (i = 0) => queueOfT(b, i);
+  /** A ProcessQueue of queue i holding `offsets`. */
+  const cached = (offsets: number[], i = 0, o: MessageOptions = {}) => {
+    const pq = new ProcessQueue(b.ctx.nowUs);
+    pq.putMessage(messages(offsets, { ...o, mq: mq(i) }));
     return pq;
   };
-  const submit = (pq: ProcessQueue, offsets: number[], i = 0) => c.consumeService.submitConsumeRequest(offsets, offsets.length, pq, mq(i));
-  return { w, c, mq, cached, submit };
+  /** submitConsumeRequest of `offsets`, as the FOUND callback hands over the messages it just cached. */
+  const submit = (pq: ProcessQueue, offsets: number[], i = 0, o: MessageOptions = {}) =>
+    b.c.consumeService.submitConsumeRequest(messages(offsets, { ...o, mq: mq(i) }), pq, mq(i));
+  return { b, ctx: b.ctx, c: b.c, stats: b.stats, mq, cached, submit };
 }
 
 /** consumeStart records grouped by start time: the offsets of each listener call, in order. */
-function callsByStart(w: World): number[][] {
+function callsByStart(b: ConsumerBench): number[][] {
   const byTime = new Map<number, number[]>();
-  for (const r of records(w, "consumeStart")) {
+  for (const r of b.ctx.records("consumeStart")) {
     const list = byTime.get(r.tUs) ?? [];
     list.push(r.offset as number);
     byTime.set(r.tUs, list);
@@ -42,49 +38,53 @@ function callsByStart(w: World): number[][] {
   return [...byTime.values()];
 }
 
+function sendBacks(b: ConsumerBench) {
+  return requestsOf<ConsumerSendMsgBackRequest>(b, RequestCode.CONSUMER_SEND_MSG_BACK);
+}
+
 describe("submitConsumeRequest (§6, §7.1)", () => {
   it("submitConsumeRequest: runs consumeThreadMin tasks at once, whatever consumeThreadMax", () => {
-    const { w, c, cached, submit } = bench({ config: { consumeThreadMin: 3, consumeThreadMax: 64 } });
+    const { ctx, c, cached, submit } = bench({ config: { consumeThreadMin: 3, consumeThreadMax: 64 } });
     const offsets = range(0, 10);
     submit(cached(offsets), offsets);
     expect(c.consumeService.threads).toBe(3);
-    expect(records(w, "consumeStart").map((r) => r.offset)).toEqual([0, 1, 2]);
+    expect(ctx.records("consumeStart").map((r) => r.offset)).toEqual([0, 1, 2]);
     expect(c.consumeService.busyWorkers).toBe(3);
     expect(c.consumeService.queueLength).toBe(7);
     // Three more start each time the three workers come back.
-    advanceTo(w, 10 * MS);
-    expect(records(w, "consumeStart").map((r) => r.offset)).toEqual([0, 1, 2, 3, 4, 5]);
+    ctx.runTimers(c, 10 * MS);
+    expect(ctx.records("consumeStart").map((r) => r.offset)).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
   it("submitConsumeRequest: with the default consumeMessageBatchMaxSize (1) a pull of 32 becomes 32 tasks", () => {
-    const { w, c, cached, submit } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 } });
+    const { b, ctx, c, cached, submit } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 } });
     const offsets = range(0, 32);
     submit(cached(offsets), offsets);
     expect(c.consumeService.queueLength).toBe(31);
-    advanceTo(w, 400 * MS);
-    expect(callsByStart(w)).toEqual(offsets.map((o) => [o]));
+    ctx.runTimers(c, 400 * MS);
+    expect(callsByStart(b)).toEqual(offsets.map((o) => [o]));
   });
 
   it("submitConsumeRequest: consumeMessageBatchMaxSize 10 splits a pull of 32 into listener calls of 10, 10, 10 and 2", () => {
-    const { w, c, cached, submit } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1, consumeMessageBatchMaxSize: 10 } });
+    const { b, ctx, c, cached, submit } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1, consumeMessageBatchMaxSize: 10 } });
     const offsets = range(0, 32);
     submit(cached(offsets), offsets);
     expect(c.consumeService.queueLength).toBe(3);
-    advanceTo(w, 1000 * MS);
-    expect(callsByStart(w)).toEqual([range(0, 10), range(10, 10), range(20, 10), range(30, 2)]);
+    ctx.runTimers(c, 1000 * MS);
+    expect(callsByStart(b)).toEqual([range(0, 10), range(10, 10), range(20, 10), range(30, 2)]);
     // A call's listener time is the sum over its messages: 100 ms for 10.
-    expect([...new Set(records(w, "consumeStart").map((r) => r.tUs))]).toEqual([0, 100 * MS, 200 * MS, 300 * MS]);
+    expect([...new Set(ctx.records("consumeStart").map((r) => r.tUs))]).toEqual([0, 100 * MS, 200 * MS, 300 * MS]);
   });
 });
 
 describe("ConsumeRequest.run (§7.2)", () => {
   it("ConsumeRequest.run: tasks run FIFO in submission order, not offset order", () => {
-    const { w, cached, submit } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 } });
+    const { ctx, c, cached, submit } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 } });
     const pq = cached([0, 3, 5, 9]);
     submit(pq, [5, 3]);
     submit(pq, [9, 0]);
-    advanceTo(w, 100 * MS);
-    expect(records(w, "consumeStart").map((r) => [r.tUs, r.offset])).toEqual([
+    ctx.runTimers(c, 100 * MS);
+    expect(ctx.records("consumeStart").map((r) => [r.tUs, r.offset])).toEqual([
       [0, 5],
       [10 * MS, 3],
       [20 * MS, 9],
@@ -93,42 +93,41 @@ describe("ConsumeRequest.run (§7.2)", () => {
   });
 
   it("ConsumeRequest.run: a task whose ProcessQueue was dropped while queued does nothing and frees the worker for the next one", () => {
-    const { w, cached, submit, mq } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 } });
+    const { ctx, c, stats, cached, submit, mq } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 } });
     const pqA = cached([0, 1], 0);
     const pqB = cached([0, 1], 1);
     submit(pqA, [0], 0);
     submit(pqB, [0, 1], 1);
     submit(pqA, [1], 0);
     pqB.dropped = true;
-    advanceTo(w, 100 * MS);
-    expect(records(w, "consumeStart").map((r) => [r.tUs, r.mq, r.offset])).toEqual([
+    ctx.runTimers(c, 100 * MS);
+    expect(ctx.records("consumeStart").map((r) => [r.tUs, r.mq, r.offset])).toEqual([
       [0, mq(0), 0],
       [10 * MS, mq(0), 1], // straight after the first: the dropped tasks took no worker time
     ]);
     expect(pqB.msgCount).toBe(2);
-    expect(recordsOn(w, "offsetUpdate", mq(1))).toEqual([]);
-    expect(w.metrics.consumeWait.count).toBe(2);
+    expect(ctx.records("offsetUpdate", { mq: mq(1) })).toEqual([]);
+    expect(stats.consumeWait.count).toBe(2);
   });
 
   it("ConsumeRequest.run: records the wait in the task queue and the listener time", () => {
-    const { w, cached, submit } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 } });
+    const { ctx, c, stats, cached, submit } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 } });
     const offsets = [0, 1, 2];
     submit(cached(offsets), offsets);
-    advanceTo(w, 100 * MS);
-    const { consumeWait, consumeTime } = w.metrics;
+    ctx.runTimers(c, 100 * MS);
+    const { consumeWait, consumeTime } = stats;
     expect([consumeWait.count, consumeWait.min, consumeWait.max, consumeWait.sum]).toEqual([3, 0, 20 * MS, 30 * MS]);
     expect([consumeTime.count, consumeTime.min, consumeTime.max]).toEqual([3, 10 * MS, 10 * MS]);
   });
 
   it("ConsumeRequest.run: a result that comes back after the pq was dropped is discarded: no send-back, no removal, no offset", () => {
-    const { w, c, cached, submit, mq } = bench({ listener: { failureProbability: 1 } });
+    const { b, ctx, c, cached, submit, mq } = bench({ listener: { failureProbability: 1 } });
     const pq = cached([0, 1]);
     submit(pq, [0, 1]);
     pq.dropped = true; // both listener calls are running
-    advanceTo(w, 100 * MS);
-    expect(records(w, "consumeEnd")).toHaveLength(2);
-    expect(records(w, "sendBack")).toEqual([]);
-    expect(w.metrics.sentBack).toBe(0);
+    playBroker(b, 100 * MS);
+    expect(ctx.records("consumeEnd")).toHaveLength(2);
+    expect(sendBacks(b)).toEqual([]);
     expect(pq.msgCount).toBe(2);
     expect(c.offsetStore.readOffset(mq())).toBe(-1);
     expect(c.consumeService.busyWorkers).toBe(0);
@@ -136,31 +135,31 @@ describe("ConsumeRequest.run (§7.2)", () => {
 
   it("ConsumeRequest.run: FIFO order survives the task ring wrapping around and growing", () => {
     // 1000 tasks, 600 of them run, then 1100 more: the ring of 1024 rows wraps and must double.
-    const { w, c, submit } = bench({ backlog: 2100, queues: 1, config: { consumeThreadMin: 1, consumeThreadMax: 1 }, listener: { consumeTime: "1ms" } });
+    const { ctx, c, mq, submit } = bench({ queues: 1, config: { consumeThreadMin: 1, consumeThreadMax: 1 }, listener: { consumeTime: "1ms" } });
     const pq = new ProcessQueue(0);
     const all = range(0, 2100);
-    pq.putMessage(all, all.length, w.queues[w.topicQueues(TOPIC_T)[0]!]!);
+    pq.putMessage(messages(all, { mq: mq() }));
     submit(pq, range(0, 1000));
-    advanceTo(w, 599 * MS + 1);
-    expect(records(w, "consumeStart")).toHaveLength(600);
+    ctx.runTimers(c, 599 * MS + 1);
+    expect(ctx.records("consumeStart")).toHaveLength(600);
     submit(pq, range(1000, 1100));
     expect(c.consumeService.queueLength).toBe(400 + 1100); // task 599 is running, 600–999 wait
-    advanceTo(w, 3000 * MS);
-    expect(records(w, "consumeStart").map((r) => r.offset)).toEqual(all);
+    ctx.runTimers(c, 3000 * MS);
+    expect(ctx.records("consumeStart").map((r) => r.offset)).toEqual(all);
     expect(pq.msgCount).toBe(0);
-    expect(c.offsetStore.readOffset(w.topicQueues(TOPIC_T)[0]!)).toBe(2100);
+    expect(c.offsetStore.readOffset(mq())).toBe(2100);
   });
 });
 
 describe("processConsumeResult (§7.3)", () => {
   it("processConsumeResult: CONSUME_SUCCESS removes the messages and commits the smallest offset still cached", () => {
-    const { w, c, cached, submit, mq } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 } });
+    const { ctx, c, cached, submit, mq } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 } });
     const pq = cached(range(10, 5)); // queueOffsetMax = 14
     submit(pq, [12, 10, 11, 14, 13]);
-    advanceTo(w, 100 * MS);
+    ctx.runTimers(c, 100 * MS);
     // After 12: 10 is the oldest cached; after 10: 11; after 11: 13; after 14: 13; after 13 the cache is
     // empty and the commit is queueOffsetMax + 1.
-    expect(recordsOn(w, "offsetUpdate", mq()).map((r) => [r.tUs, r.offset, r.increaseOnly])).toEqual([
+    expect(ctx.records("offsetUpdate", { mq: mq() }).map((r) => [r.tUs, r.offset, r.increaseOnly])).toEqual([
       [10 * MS, 10, 1],
       [20 * MS, 11, 1],
       [30 * MS, 13, 1],
@@ -171,51 +170,109 @@ describe("processConsumeResult (§7.3)", () => {
     expect([pq.msgCount, pq.msgSize]).toEqual([0, 0]);
   });
 
+  it("processConsumeResult: CONSUME_SUCCESS tells the observer of each message consumed, with its origin", () => {
+    const { b, ctx, c, cached, submit, mq } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1, consumeMessageBatchMaxSize: 2 } });
+    const origin = { originKey: (o: number) => 5 * 2 ** 32 + o, originBornUs: -7 * MS };
+    submit(cached([3, 4], 0, origin), [3, 4], 0, origin);
+    ctx.runTimers(c, 100 * MS);
+    expect(b.observer.consumedCalls).toEqual([3, 4].map((o) => ({
+      group: 0, mq: mq(), offset: o, originKey: 5 * 2 ** 32 + o, originBornUs: -7 * MS, consumerAddr: c.addr, nowUs: 20 * MS,
+    })));
+  });
+
   it("processConsumeResult: the commit is increase-only: a smaller smallest-cached offset does not move the stored one back", () => {
-    const { w, c, cached, submit, mq } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 } });
+    const { ctx, c, cached, submit, mq } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 } });
     const pq = cached([3, 4]);
     c.offsetStore.updateOffset(mq(), 20, false);
     submit(pq, [4]);
-    advanceTo(w, 100 * MS);
-    expect(recordsOn(w, "offsetUpdate", mq()).map((r) => r.offset)).toEqual([3]);
+    ctx.runTimers(c, 100 * MS);
+    expect(ctx.records("offsetUpdate", { mq: mq() }).map((r) => r.offset)).toEqual([3]);
     expect(c.offsetStore.readOffset(mq())).toBe(20);
   });
 
   it("processConsumeResult: RECONSUME_LATER sends every message of the call back, one RPC after another, then removes them and commits", () => {
-    const { w, c, cached, submit, mq } = bench({
+    const { b, ctx, c, cached, submit, mq } = bench({
       config: { consumeThreadMin: 1, consumeThreadMax: 1, consumeMessageBatchMaxSize: 3 },
       listener: { failureProbability: 1 },
     });
     const pq = cached([0, 1, 2]);
     submit(pq, [0, 1, 2]);
-    advanceTo(w, 1000 * MS);
+    playBroker(b, 1000 * MS);
     // Listener returns at 30 ms; each CONSUMER_SEND_MSG_BACK takes 1 ms up and 1 ms down.
-    expect(records(w, "consumeEnd").map((r) => [r.tUs, r.ok])).toEqual([[30 * MS, 0], [30 * MS, 0], [30 * MS, 0]]);
-    expect(records(w, "sendBack").map((r) => [r.tUs, r.mq, r.offset, r.reconsumeTimes, r.delayLevel])).toEqual([
-      [31 * MS, mq(), 0, 0, 3],
-      [33 * MS, mq(), 1, 0, 3],
-      [35 * MS, mq(), 2, 0, 3],
+    expect(ctx.records("consumeEnd").map((r) => [r.tUs, r.ok])).toEqual([[30 * MS, 0], [30 * MS, 0], [30 * MS, 0]]);
+    // delayLevel 0: the broker chooses 3 + reconsumeTimes.
+    expect(sendBacks(b).map((r) => [r.sentUs, r.msg.mq, r.msg.offset, r.msg.reconsumeTimes, r.msg.delayLevel])).toEqual([
+      [30 * MS, mq(), 0, 0, 0],
+      [32 * MS, mq(), 1, 0, 0],
+      [34 * MS, mq(), 2, 0, 0],
     ]);
-    expect(w.metrics.sentBack).toBe(3);
-    expect(recordsOn(w, "offsetUpdate", mq()).map((r) => [r.tUs, r.offset])).toEqual([[36 * MS, 3]]);
+    expect(ctx.records("offsetUpdate", { mq: mq() }).map((r) => [r.tUs, r.offset])).toEqual([[36 * MS, 3]]);
     expect(pq.msgCount).toBe(0);
     expect(c.consumeService.busyWorkers).toBe(0);
   });
 
+  it("sendMessageBack: the request goes to the queue's broker with the message's columns, maxReconsumeTimes and a 5 s time-out (§9.1)", () => {
+    const { b, ctx, c, cached, submit, mq } = bench({
+      config: { consumeThreadMin: 1, consumeThreadMax: 1, maxReconsumeTimes: 5 },
+      listener: { failureProbability: 1 },
+    });
+    const columns: MessageOptions = { bodyBytes: 777, tag: 1, reconsumeTimes: 3, originKey: (o) => 9 * 2 ** 32 + 40 + o, originBornUs: 123 * MS };
+    submit(cached([8], 0, columns), [8], 0, columns);
+    ctx.runTimers(c, 10 * MS);
+    const [r] = sendBacks(b);
+    expect([r!.to, r!.cookie, r!.timeoutUs, r!.sentUs]).toEqual([BROKER_A, 0, 5000 * MS, 10 * MS]);
+    const m = r!.msg;
+    expect({ group: m.consumerGroup, mq: m.mq, offset: m.offset, delayLevel: m.delayLevel, maxReconsumeTimes: m.maxReconsumeTimes }).toEqual({
+      group: 0, mq: mq(), offset: 8, delayLevel: 0, maxReconsumeTimes: 5,
+    });
+    expect({ originKey: m.originKey, originBornUs: m.originBornUs, bodyBytes: m.bodyBytes, tag: m.tag, reconsumeTimes: m.reconsumeTimes }).toEqual({
+      originKey: 9 * 2 ** 32 + 48, originBornUs: 123 * MS, bodyBytes: 777, tag: 1, reconsumeTimes: 3,
+    });
+  });
+
+  it("sendMessageBack: maxReconsumeTimes −1 (the default) is sent as 16", () => {
+    const { b, ctx, c, cached, submit } = bench({ listener: { failureProbability: 1 } });
+    submit(cached([0]), [0]);
+    ctx.runTimers(c, 10 * MS);
+    expect(sendBacks(b).map((r) => r.msg.maxReconsumeTimes)).toEqual([16]);
+  });
+
   it("processConsumeResult: a failed send-back keeps the message cached, holds the offset, and re-submits it after 5000 ms", () => {
-    const { w, c, cached, submit, mq } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 }, listener: { failureProbability: 1 } });
-    w.brokers[0]!.sendBackOk = false;
+    const { b, ctx, cached, submit, mq } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 }, listener: { failureProbability: 1 } });
     const pq = cached([0, 1]);
     submit(pq, [0]);
-    advanceTo(w, 100 * MS);
+    playBroker(b, 100 * MS, { sendBackCode: ResponseCode.SYSTEM_ERROR });
     // Listener 10 ms, send-back answered (failed) at 12 ms: 0 stays cached, the commit stays at 0.
     expect(pq.contains(0)).toBe(true);
-    expect(recordsOn(w, "offsetUpdate", mq()).map((r) => [r.tUs, r.offset])).toEqual([[12 * MS, 0]]);
-    expect(c.offsetStore.readOffset(mq())).toBe(0);
-    advanceTo(w, 5012 * MS);
-    expect(records(w, "consumeStart").map((r) => [r.tUs, r.offset])).toEqual([
+    expect(ctx.records("offsetUpdate", { mq: mq() }).map((r) => [r.tUs, r.offset])).toEqual([[12 * MS, 0]]);
+    expect(b.c.offsetStore.readOffset(mq())).toBe(0);
+    playBroker(b, 5012 * MS, { sendBackCode: ResponseCode.SYSTEM_ERROR });
+    expect(ctx.records("consumeStart").map((r) => [r.tUs, r.offset])).toEqual([
       [0, 0],
       [5012 * MS, 0],
     ]);
+  });
+
+  it("processConsumeResult: a send-back with no answer within 5 s counts as failed: the message is consumed again locally 5 s later", () => {
+    const { b, ctx, cached, submit, mq } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 }, listener: { failureProbability: 1 } });
+    const pq = cached([0]);
+    submit(pq, [0]);
+    playBroker(b, 10_100 * MS, { lose: (r) => r.msg.code === RequestCode.CONSUMER_SEND_MSG_BACK });
+    expect(ctx.records("offsetUpdate", { mq: mq() }).map((r) => [r.tUs, r.offset])).toEqual([[5010 * MS, 0]]);
+    expect(pq.contains(0)).toBe(true);
+    expect(ctx.records("consumeStart").map((r) => r.tUs)).toEqual([0, 10_010 * MS]);
+  });
+
+  it.each([
+    ["4.9", [0, 1]],
+    ["5.x", [1]],
+  ] as const)("processConsumeResult (%s): of a failed call whose first message cleanExpiredMsg already removed, the offsets sent back are %j (5.x skips what is no longer cached)", (profile, sent) => {
+    const { b, ctx, cached, submit } = bench({ profile, config: { consumeMessageBatchMaxSize: 2 }, listener: { failureProbability: 1 } });
+    const pq = cached([0, 1]);
+    submit(pq, [0, 1]);
+    pq.removeMessage([0], 1, 5 * MS); // while the listener runs
+    playBroker(b, 100 * MS);
+    expect(sendBacks(b).map((r) => r.msg.offset)).toEqual(sent);
+    expect(ctx.records("offsetUpdate").map((r) => r.offset)).toEqual([2]);
   });
 });

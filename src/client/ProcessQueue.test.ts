@@ -1,22 +1,18 @@
 import { describe, expect, it } from "vitest";
+import { MessageBatch } from "../protocol/commands.ts";
 import { RandomStreams } from "../sim/streams.ts";
-import { type BodySizes, ProcessQueue } from "./ProcessQueue.ts";
+import { ProcessQueue } from "./ProcessQueue.ts";
+import { messages, range } from "./testConsumer.ts";
 
 const MiB = 1024 * 1024;
 const T0 = 5_000_000; // construction time, µs; not 0 so a time mix-up shows
 
-/** Every message has the same body length. */
-function bodies(bytes: number): BodySizes {
-  return { bodyBytes: () => bytes };
-}
+/** Body length of every message, or per offset. */
+type Bodies = number | ((offset: number) => number);
 
-/** Offsets [from, from + n). */
-function range(from: number, n: number): number[] {
-  return Array.from({ length: n }, (_, i) => from + i);
-}
-
-function put(pq: ProcessQueue, offsets: number[], store: BodySizes = bodies(123), maxOffset = -1): boolean {
-  return pq.putMessage(offsets, offsets.length, store, maxOffset);
+/** putMessage of messages at `offsets` (their columns: the body length given, everything else default). */
+function put(pq: ProcessQueue, offsets: number[], bodyBytes: Bodies = 123, maxOffset = -1): boolean {
+  return pq.putMessage(messages(offsets, { bodyBytes }), maxOffset);
 }
 
 function remove(pq: ProcessQueue, offsets: number[], nowUs = T0): number {
@@ -91,20 +87,20 @@ describe("ProcessQueue acceptance cases of ProcessQueueTest (spec §15.2)", () =
 describe("ProcessQueue.cachedMiB (spec §2 step 5)", () => {
   it("is floor(msgSize / 1 MiB): 100 MiB exactly reads 100 and one byte less reads 99", () => {
     const pq = new ProcessQueue(T0);
-    put(pq, range(0, 102_400), bodies(1024));
+    put(pq, range(0, 102_400), 1024);
     expect(pq.msgSize).toBe(100 * MiB);
     expect(pq.cachedMiB).toBe(100);
     const odd = new ProcessQueue(T0);
-    put(odd, [0], bodies(100 * MiB - 1));
+    put(odd, [0], 100 * MiB - 1);
     expect(odd.cachedMiB).toBe(99);
   });
 
   it("reads 0 for an empty queue and for anything under 1 MiB", () => {
     const pq = new ProcessQueue(T0);
     expect(pq.cachedMiB).toBe(0);
-    put(pq, [0], bodies(MiB - 1));
+    put(pq, [0], MiB - 1);
     expect(pq.cachedMiB).toBe(0);
-    put(pq, [1], bodies(1));
+    put(pq, [1], 1);
     expect(pq.cachedMiB).toBe(1);
   });
 });
@@ -112,7 +108,7 @@ describe("ProcessQueue.cachedMiB (spec §2 step 5)", () => {
 describe("ProcessQueue.putMessage (spec §3.1)", () => {
   it("counts each new offset once and adds its body length to msgSize", () => {
     const pq = new ProcessQueue(T0);
-    put(pq, [3, 4, 5], { bodyBytes: (o) => o * 10 });
+    put(pq, [3, 4, 5], (o) => o * 10);
     expect(pq.msgCount).toBe(3);
     expect(pq.msgSize).toBe(120);
     expect(cached(pq)).toEqual([3, 4, 5]);
@@ -128,7 +124,7 @@ describe("ProcessQueue.putMessage (spec §3.1)", () => {
 
   it("counts a zero-length body as a cached message", () => {
     const pq = new ProcessQueue(T0);
-    put(pq, [7], bodies(0));
+    put(pq, [7], 0);
     expect(pq.contains(7)).toBe(true);
     expect(pq.msgCount).toBe(1);
     expect(pq.msgSize).toBe(0);
@@ -152,11 +148,13 @@ describe("ProcessQueue.putMessage (spec §3.1)", () => {
     expect(pq.queueOffsetMax).toBe(10);
   });
 
-  it("reads only the first `count` offsets of a reused buffer", () => {
+  it("reads only the first `count` rows of a reused batch", () => {
     const pq = new ProcessQueue(T0);
-    const buffer = new Float64Array([4, 5, 6, 99, 100]);
-    pq.putMessage(buffer, 3, bodies(123));
+    const batch = messages([4, 5, 6, 99, 100], { bodyBytes: 123 });
+    batch.count = 3;
+    pq.putMessage(batch);
     expect(cached(pq)).toEqual([4, 5, 6]);
+    expect(pq.msgSize).toBe(3 * 123);
     expect(pq.queueOffsetMax).toBe(6);
   });
 
@@ -185,28 +183,28 @@ describe("ProcessQueue.putMessage (spec §3.1)", () => {
 
   it("sets msgAccCnt to maxOffset minus the last message's offset when that is positive", () => {
     const pq = new ProcessQueue(T0);
-    put(pq, range(0, 10), bodies(1), 100);
+    put(pq, range(0, 10), 1, 100);
     expect(pq.msgAccCnt).toBe(91);
-    put(pq, [20, 15], bodies(1), 40);
+    put(pq, [20, 15], 1, 40);
     expect(pq.msgAccCnt).toBe(25); // from the last in list order (15), not the largest
   });
 
   it("keeps msgAccCnt when the difference is not positive or maxOffset is unknown", () => {
     const pq = new ProcessQueue(T0);
-    put(pq, [0], bodies(1), 50);
+    put(pq, [0], 1, 50);
     expect(pq.msgAccCnt).toBe(50);
-    put(pq, [1], bodies(1), 1);
+    put(pq, [1], 1, 1);
     expect(pq.msgAccCnt).toBe(50);
-    put(pq, [2], bodies(1), -1);
+    put(pq, [2], 1, -1);
     expect(pq.msgAccCnt).toBe(50);
-    put(pq, [], bodies(1), 1000);
+    put(pq, [], 1, 1000);
     expect(pq.msgAccCnt).toBe(50);
   });
 
   it("takes msgAccCnt from the last message even when it is a duplicate", () => {
     const pq = new ProcessQueue(T0);
     put(pq, [5]);
-    put(pq, [5], bodies(123), 30);
+    put(pq, [5], 123, 30);
     expect(pq.msgAccCnt).toBe(25);
   });
 });
@@ -244,7 +242,7 @@ describe("ProcessQueue.removeMessage (spec §3.2)", () => {
 
   it("subtracts the removed bodies and resets msgSize to 0 when msgCount reaches 0", () => {
     const pq = new ProcessQueue(T0);
-    put(pq, [0, 1, 2], { bodyBytes: (o) => 100 + o });
+    put(pq, [0, 1, 2], (o) => 100 + o);
     remove(pq, [1]);
     expect(pq.msgCount).toBe(2);
     expect(pq.msgSize).toBe(202);
@@ -344,7 +342,7 @@ describe("ProcessQueue.takeMessages (spec §3.4)", () => {
 describe("ProcessQueue.commit (spec §3.4)", () => {
   it("returns the last taken offset + 1 and removes the taken messages from msgCount and msgSize", () => {
     const pq = new ProcessQueue(T0);
-    put(pq, range(0, 5), { bodyBytes: (o) => 10 * (o + 1) });
+    put(pq, range(0, 5), (o) => 10 * (o + 1));
     pq.takeMessages(2, T0);
     expect(pq.commit()).toBe(2);
     expect(pq.msgCount).toBe(3);
@@ -382,7 +380,7 @@ describe("ProcessQueue.commit (spec §3.4)", () => {
 describe("ProcessQueue.rollback (spec §3.4)", () => {
   it("puts every taken message back into the cache with its body size", () => {
     const pq = new ProcessQueue(T0);
-    put(pq, range(0, 4), { bodyBytes: (o) => o + 1 });
+    put(pq, range(0, 4), (o) => o + 1);
     pq.takeMessages(3, T0);
     pq.rollback();
     expect(cached(pq)).toEqual([0, 1, 2, 3]);
@@ -529,7 +527,7 @@ describe("ProcessQueue offset window (ring behind the sorted map of spec §3)", 
 
   it("grows when puts lie further apart than its capacity, keeping every message and its size", () => {
     const pq = new ProcessQueue(T0, 16);
-    const store: BodySizes = { bodyBytes: (o) => (o % 97) + 1 };
+    const store = (o: number) => (o % 97) + 1;
     put(pq, [0, 5, 15], store);
     put(pq, [16, 1000, 40_000], store);
     expect(cached(pq)).toEqual([0, 5, 15, 16, 1000, 40_000]);
@@ -659,7 +657,6 @@ describe("ProcessQueue against a sorted-map reference model (spec §3.1–§3.4)
     const rng = new RandomStreams(20_240_601).get("test/ProcessQueue/reference");
     const int = (n: number) => Math.floor(rng() * n);
     const size = (o: number) => (o % 13 === 0 ? 0 : (o * 2_654_435_761) % 5000);
-    const store: BodySizes = { bodyBytes: size };
     const pq = new ProcessQueue(T0, 16);
     const ref = new Reference();
     let step = 0;
@@ -683,7 +680,7 @@ describe("ProcessQueue against a sorted-map reference model (spec §3.1–§3.4)
         if (r < 0.03) farJumps++;
         const batch = Array.from({ length: 1 + int(16) }, () => start + int(64));
         const maxOffset = start + int(200);
-        pq.putMessage(batch, batch.length, store, maxOffset);
+        put(pq, batch, size, maxOffset);
         ref.put(batch, size);
         base += int(40);
       } else if (op < 0.85) {
@@ -733,6 +730,68 @@ describe("ProcessQueue against a sorted-map reference model (spec §3.1–§3.4)
     // The run must actually have exercised the wide-window path.
     expect(farJumps).toBeGreaterThan(50);
     expect(widestSpan).toBeGreaterThan(65_536);
+  });
+});
+
+describe("ProcessQueue message columns (the client's copy of each message, §3.1, §3.7, §9.1)", () => {
+  /** Messages whose every column differs per offset, so a mixed-up row shows. */
+  function varied(offsets: number[]): MessageBatch {
+    const batch = new MessageBatch(offsets.length);
+    offsets.forEach((o, i) => {
+      batch.offsets[i] = o;
+      batch.bodyBytes[i] = 100 + o;
+      batch.tag[i] = o % 3;
+      batch.originKey[i] = 7 * 2 ** 32 + 1000 + o;
+      batch.originBornUs[i] = -3_600_000_000 + 36_000_000 * o;
+      batch.reconsumeTimes[i] = o % 4;
+    });
+    batch.count = offsets.length;
+    return batch;
+  }
+  const columns = (pq: ProcessQueue, o: number) => [pq.bodyBytes(o), pq.tag(o), pq.originKey(o), pq.originBornUs(o), pq.reconsumeTimes(o)];
+  const expected = (o: number) => [100 + o, o % 3, 7 * 2 ** 32 + 1000 + o, -3_600_000_000 + 36_000_000 * o, o % 4];
+
+  it("putMessage: keeps each message's bodyBytes, tag, originKey, originBornUs and reconsumeTimes as the pull answer carried them", () => {
+    const pq = new ProcessQueue(T0);
+    pq.putMessage(varied([5, 3, 6]));
+    for (const o of [3, 5, 6]) expect(columns(pq, o), `offset ${o}`).toEqual(expected(o));
+    expect(pq.msgSize).toBe(105 + 103 + 106);
+  });
+
+  it("accessors: an offset not cached, or removed, reads −1 for bodyBytes, tag and originKey and 0 for originBornUs and reconsumeTimes", () => {
+    const pq = new ProcessQueue(T0);
+    pq.putMessage(varied([1, 2]));
+    remove(pq, [1]);
+    for (const o of [0, 1, 3]) expect(columns(pq, o), `offset ${o}`).toEqual([-1, -1, -1, 0, 0]);
+    expect(columns(pq, 2)).toEqual(expected(2));
+  });
+
+  it("putMessage: an offset already cached keeps its first copy's columns", () => {
+    const pq = new ProcessQueue(T0);
+    pq.putMessage(varied([4]));
+    pq.putMessage(messages([4], { bodyBytes: 9, tag: 2, reconsumeTimes: 3, originBornUs: 1 }));
+    expect(columns(pq, 4)).toEqual(expected(4));
+    expect(pq.msgSize).toBe(104);
+  });
+
+  it("takeMessages: the columns travel with taken messages and come back with rollback and makeMessageToConsumeAgain", () => {
+    const pq = new ProcessQueue(T0);
+    pq.putMessage(varied([0, 1, 2, 3]));
+    pq.takeMessages(2, T0);
+    expect(columns(pq, 0)).toEqual([-1, -1, -1, 0, 0]); // out of the cache while taken
+    pq.rollback();
+    expect(columns(pq, 0)).toEqual(expected(0));
+    expect(columns(pq, 1)).toEqual(expected(1));
+    pq.takeMessages(3, T0);
+    pq.makeMessageToConsumeAgain([2]);
+    expect(columns(pq, 2)).toEqual(expected(2));
+  });
+
+  it("grow: the columns survive growth of the offset window", () => {
+    const pq = new ProcessQueue(T0, 16);
+    pq.putMessage(varied([3, 10]));
+    pq.putMessage(varied([70_003]));
+    for (const o of [3, 10, 70_003]) expect(columns(pq, o), `offset ${o}`).toEqual(expected(o));
   });
 });
 

@@ -3,11 +3,13 @@
 // RocketMQ keeps a TreeMap offset → message. Cached offsets always lie in a window a little wider than
 // consumeConcurrentlyMaxSpan, so we keep a power-of-two ring indexed by offset instead: O(1) put and
 // remove, firstKey/lastKey maintained by amortised-O(1) scans over emptied slots. No per-message objects.
+// The ring holds the client's copy of each message (its columns as the pull answer carried them): the
+// consumer never reads the broker's store.
 
-/** What the cache needs to know of a message: its body length. */
-export interface BodySizes {
-  bodyBytes(offset: number): number;
-}
+
+import type { MessageColumns } from "../protocol/commands.ts";
+
+export type { MessageColumns };
 
 const MiB = 1024 * 1024;
 
@@ -32,11 +34,15 @@ export class ProcessQueue {
   private sizes: Int32Array;
   /** CONSUME_START_TIME of each cached message, −1 if no attempt started (for cleanExpiredMsg, §3.7). */
   private startUs: Float64Array;
+  private keys: Float64Array;
+  private bornUs: Float64Array;
+  private rts: Uint8Array;
+  private tags: Int16Array;
   private lo = 0;
   private hi = -1;
   /** Orderly: messages taken for consumption (consumingMsgOrderlyTreeMap), in offset order. */
   private consumingOffsets: number[] = [];
-  private consumingSizes: number[] = [];
+  private consumingRows: MessageRow[] = [];
 
   constructor(nowUs: number, initialCapacity = 64) {
     let cap = 16;
@@ -44,6 +50,10 @@ export class ProcessQueue {
     this.mask = cap - 1;
     this.sizes = new Int32Array(cap);
     this.startUs = new Float64Array(cap).fill(-1);
+    this.keys = new Float64Array(cap);
+    this.bornUs = new Float64Array(cap);
+    this.rts = new Uint8Array(cap);
+    this.tags = new Int16Array(cap);
     this.lastPullTimestampUs = nowUs;
     this.lastConsumeTimestampUs = nowUs;
     this.lastLockTimestampUs = nowUs;
@@ -65,15 +75,17 @@ export class ProcessQueue {
     return !this.isEmpty && offset >= this.lo && offset <= this.hi && this.sizes[offset & this.mask] !== 0;
   }
 
-  /** §3.1 putMessage. Offsets in list order; returns dispatchToConsume. `maxOffset` is the broker's max
+  /** §3.1 putMessage. Messages in list order; returns dispatchToConsume. `maxOffset` is the broker's max
    * offset stamped on the batch (MAX_OFFSET property), or −1 if unknown. */
-  putMessage(offsets: ArrayLike<number>, count: number, store: BodySizes, maxOffset = -1): boolean {
+  putMessage(msgs: MessageColumns, maxOffset = -1): boolean {
+    const count = msgs.count;
+    const offsets = msgs.offsets;
     let added = 0;
     for (let i = 0; i < count; i++) {
       const o = offsets[i]!;
       if (this.contains(o)) continue;
-      const size = store.bodyBytes(o);
-      this.insert(o, size);
+      const size = msgs.bodyBytes[i]!;
+      this.insert(o, size, msgs.originKey[i]!, msgs.originBornUs[i]!, msgs.reconsumeTimes[i]!, msgs.tag[i]!);
       added++;
       this.queueOffsetMax = o;
       this.msgSize += size;
@@ -140,6 +152,23 @@ export class ProcessQueue {
     return this.contains(offset) ? this.startUs[offset & this.mask]! : -1;
   }
 
+  /** The client's copy of a cached message's columns (−1 / 0 when not cached). */
+  bodyBytes(offset: number): number {
+    return this.contains(offset) ? this.sizes[offset & this.mask]! - 1 : -1;
+  }
+  originKey(offset: number): number {
+    return this.contains(offset) ? this.keys[offset & this.mask]! : -1;
+  }
+  originBornUs(offset: number): number {
+    return this.contains(offset) ? this.bornUs[offset & this.mask]! : 0;
+  }
+  reconsumeTimes(offset: number): number {
+    return this.contains(offset) ? this.rts[offset & this.mask]! : 0;
+  }
+  tag(offset: number): number {
+    return this.contains(offset) ? this.tags[offset & this.mask]! : -1;
+  }
+
   // ------------------------------------------------------------------ orderly helpers (§3.4)
 
   /** Moves up to n smallest cached messages to the consuming map; returns their offsets in order. */
@@ -148,9 +177,10 @@ export class ProcessQueue {
     const taken: number[] = [];
     while (taken.length < n && !this.isEmpty) {
       const o = this.lo;
-      const size = this.remove(o);
+      const row = this.row(o);
+      this.remove(o);
       this.consumingOffsets.push(o);
-      this.consumingSizes.push(size);
+      this.consumingRows.push(row);
       taken.push(o);
     }
     if (taken.length === 0) this.consuming = false;
@@ -167,17 +197,17 @@ export class ProcessQueue {
     for (const o of this.consumingOffsets) if (o > offset) offset = o;
     this.msgCount -= n;
     if (this.msgCount === 0) this.msgSize = 0;
-    else for (const s of this.consumingSizes) this.msgSize -= s;
+    else for (const r of this.consumingRows) this.msgSize -= r.bodyBytes;
     this.consumingOffsets = [];
-    this.consumingSizes = [];
+    this.consumingRows = [];
     return offset + 1;
   }
 
   /** Puts everything taken back into the cache. */
   rollback(): void {
-    for (let i = 0; i < this.consumingOffsets.length; i++) this.insert(this.consumingOffsets[i]!, this.consumingSizes[i]!);
+    for (let i = 0; i < this.consumingOffsets.length; i++) this.insertRow(this.consumingOffsets[i]!, this.consumingRows[i]!);
     this.consumingOffsets = [];
-    this.consumingSizes = [];
+    this.consumingRows = [];
   }
 
   /** Puts the given taken messages back into the cache. */
@@ -185,9 +215,9 @@ export class ProcessQueue {
     for (const o of offsets) {
       const i = this.consumingOffsets.indexOf(o);
       if (i < 0) continue;
-      this.insert(o, this.consumingSizes[i]!);
+      this.insertRow(o, this.consumingRows[i]!);
       this.consumingOffsets.splice(i, 1);
-      this.consumingSizes.splice(i, 1);
+      this.consumingRows.splice(i, 1);
     }
   }
 
@@ -199,26 +229,24 @@ export class ProcessQueue {
   clear(): void {
     while (!this.isEmpty) this.remove(this.lo);
     this.consumingOffsets = [];
-    this.consumingSizes = [];
+    this.consumingRows = [];
     this.msgCount = 0;
     this.msgSize = 0;
     this.queueOffsetMax = 0;
   }
 
   /**
-   * Gives back the ring memory of a dropped ProcessQueue whose pull loop has ended (its PullRequest
-   * stays referenced by id for the run). msgCount and msgSize keep their last values — what the dead
-   * cache held — and nothing reads its entries again; a late put would still work (the ring regrows).
+   * Gives back the ring memory of a dropped ProcessQueue whose pull loop has ended. msgCount and msgSize
+   * keep their last values — what the dead cache held — and nothing reads its entries again; a late put
+   * would still work (the ring regrows).
    */
   release(): void {
     if (!this.dropped) return;
     this.lo = 0;
     this.hi = -1;
     this.consumingOffsets = [];
-    this.consumingSizes = [];
-    this.mask = 15;
-    this.sizes = new Int32Array(16);
-    this.startUs = new Float64Array(16).fill(-1);
+    this.consumingRows = [];
+    this.allocate(16);
   }
 
   /** Calls fn for every cached offset in order (for end-of-run accounting, not the hot path). */
@@ -228,7 +256,17 @@ export class ProcessQueue {
 
   // ------------------------------------------------------------------ ring mechanics
 
-  private insert(o: number, size: number): void {
+  private allocate(cap: number): void {
+    this.mask = cap - 1;
+    this.sizes = new Int32Array(cap);
+    this.startUs = new Float64Array(cap).fill(-1);
+    this.keys = new Float64Array(cap);
+    this.bornUs = new Float64Array(cap);
+    this.rts = new Uint8Array(cap);
+    this.tags = new Int16Array(cap);
+  }
+
+  private insert(o: number, size: number, key: number, bornUs: number, rt: number, tag: number): void {
     if (this.isEmpty) {
       this.lo = o;
       this.hi = o;
@@ -239,8 +277,22 @@ export class ProcessQueue {
       this.lo = lo;
       this.hi = hi;
     }
-    this.sizes[o & this.mask] = size + 1;
-    this.startUs[o & this.mask] = -1;
+    const i = o & this.mask;
+    this.sizes[i] = size + 1;
+    this.startUs[i] = -1;
+    this.keys[i] = key;
+    this.bornUs[i] = bornUs;
+    this.rts[i] = rt;
+    this.tags[i] = tag;
+  }
+
+  private row(o: number): MessageRow {
+    const i = o & this.mask;
+    return { bodyBytes: this.sizes[i]! - 1, originKey: this.keys[i]!, originBornUs: this.bornUs[i]!, reconsumeTimes: this.rts[i]!, tag: this.tags[i]! };
+  }
+
+  private insertRow(o: number, r: MessageRow): void {
+    this.insert(o, r.bodyBytes, r.originKey, r.originBornUs, r.reconsumeTimes, r.tag);
   }
 
   /** Removes o if cached; returns its body size or −1. */
@@ -268,18 +320,30 @@ export class ProcessQueue {
   private grow(span: number): void {
     let cap = this.mask + 1;
     while (cap < span) cap *= 2;
-    const sizes = new Int32Array(cap);
-    const start = new Float64Array(cap).fill(-1);
-    const m = cap - 1;
+    const oldMask = this.mask;
+    const old = { sizes: this.sizes, startUs: this.startUs, keys: this.keys, bornUs: this.bornUs, rts: this.rts, tags: this.tags };
+    this.allocate(cap);
+    const m = this.mask;
     for (let o = this.lo; o <= this.hi; o++) {
-      const v = this.sizes[o & this.mask]!;
-      if (v !== 0) {
-        sizes[o & m] = v;
-        start[o & m] = this.startUs[o & this.mask]!;
-      }
+      const j = o & oldMask;
+      const v = old.sizes[j]!;
+      if (v === 0) continue;
+      const i = o & m;
+      this.sizes[i] = v;
+      this.startUs[i] = old.startUs[j]!;
+      this.keys[i] = old.keys[j]!;
+      this.bornUs[i] = old.bornUs[j]!;
+      this.rts[i] = old.rts[j]!;
+      this.tags[i] = old.tags[j]!;
     }
-    this.sizes = sizes;
-    this.startUs = start;
-    this.mask = m;
   }
+}
+
+/** A taken (orderly) message's columns while it sits in the consuming map. */
+interface MessageRow {
+  bodyBytes: number;
+  originKey: number;
+  originBornUs: number;
+  reconsumeTimes: number;
+  tag: number;
 }

@@ -1,30 +1,42 @@
 // RebalanceService (§10.1) and RebalanceImpl / RebalancePushImpl (§10.2–§10.6) for CLUSTERING,
-// concurrent consumption. A rebalance blocks RebalanceService while it waits for the broker's offset
-// answers, so here it is a small state machine: each topic in name order is allocated, its surplus
-// queues dropped, its new queues' start offsets asked for; when the answers are back the ProcessQueues
-// and PullRequests are created, messageQueueChanged runs, and the next topic follows.
+// concurrent consumption. A rebalance blocks RebalanceService while it waits for the broker's answers,
+// so here it is a small state machine: each topic in name order is allocated (after asking a broker for
+// the group's consumer ids), its surplus queues dropped, its new queues' start offsets asked for; when
+// the answers are back the ProcessQueues and PullRequests are created, messageQueueChanged runs, and the
+// next topic follows.
+import type { NodeContext } from "../net/Node.ts";
+import { ResponseCode } from "../protocol/codes.ts";
+import { GetConsumerListRequest, QueryConsumerOffsetRequest, type GetConsumerListResponse, type QueryConsumerOffsetResponse } from "../protocol/commands.ts";
+import type { Routes } from "../protocol/routes.ts";
 import { CLIENT_CONSTANTS } from "../scenario/defaults.ts";
-import type { World } from "../model/World.ts";
-import { DROP_REASON, LATER_REASON } from "../model/kinds.ts";
-import { computePullFromWhere } from "./computePullFromWhere.ts";
-import { ProcessQueue } from "./ProcessQueue.ts";
-import type { PushConsumer } from "./PushConsumer.ts";
 import type { Rng } from "../sim/streams.ts";
+import type { AllocateStrategy } from "./allocate/strategies.ts";
+import type { ClientObserver } from "./ClientObserver.ts";
+import { computePullFromWhere, type StartOffsetFacts } from "./computePullFromWhere.ts";
+import { ProcessQueue } from "./ProcessQueue.ts";
+import type { PullRequest } from "./PullRequest.ts";
+import type { PushConsumer } from "./PushConsumer.ts";
+import { ClientTimer } from "./timers.ts";
+import { DROP_REASON, LATER_REASON, type ClientTrace } from "./trace.ts";
 
-/** Slot and rebalance serial travel in one number: slot + serial × QUERY_SLOT_SPAN. */
+/** Slot and rebalance serial travel in one cookie: slot + serial × QUERY_SLOT_SPAN. */
 export const QUERY_SLOT_SPAN = 65536;
+/** RemoteBrokerOffsetStore's query time-out (§0.4). */
 const OFFSET_RPC_TIMEOUT_US = 5_000_000;
+
+/** A new queue's start-offset question and, once back, its answer (stored −2: no answer). */
+interface QuerySlot extends StartOffsetFacts {
+  mq: number;
+}
 
 export class RebalanceImpl {
   /** processQueueTable: mq → ProcessQueue. */
   private readonly table = new Map<number, ProcessQueue>();
-  private readonly requests = new Map<number, number>(); // mq → pull request id
+  private readonly requests = new Map<number, PullRequest>();
   private timerId = -1;
   private running = false;
   private wakeupPending = false;
   private cidSerial = 0;
-  private cidSentUs = 0;
-  private cidList: string[] | null = null;
   private querySerial = 0;
   private lastRebalanceUs = 0;
   // Progress of the rebalance in flight.
@@ -33,6 +45,7 @@ export class RebalanceImpl {
   private changed = false;
   private pendingAnswers = 0;
   private allocated = new Set<number>();
+  private slots: QuerySlot[] = [];
   private readonly brokerPick: Rng;
   /** Rebalance runs completed, and those that changed this consumer's assignment. */
   runs = 0;
@@ -40,16 +53,19 @@ export class RebalanceImpl {
 
   constructor(
     private readonly consumer: PushConsumer,
-    private readonly world: World,
+    private readonly ctx: NodeContext,
+    private readonly T: ClientTrace,
+    private readonly routes: Routes,
+    private readonly strategy: AllocateStrategy<number>,
+    private readonly observer: ClientObserver,
   ) {
-    this.brokerPick = world.streams.get(`consumer/${consumer.clientId}/findConsumerIdList`);
+    this.brokerPick = ctx.rng(`consumer/${consumer.clientId}/findConsumerIdList`);
   }
 
   /** RebalanceService thread start: its first wait is the full interval unless woken. */
   start(): void {
-    const w = this.world;
-    this.lastRebalanceUs = w.sched.nowUs; // 5.2+: lastRebalanceTimestamp = construction time
-    this.timerId = w.sched.scheduleIn(CLIENT_CONSTANTS.REBALANCE_WAIT_INTERVAL * 1000, w.kinds.rebalance, this.consumer.addr);
+    this.lastRebalanceUs = this.ctx.nowUs; // 5.2+: lastRebalanceTimestamp = construction time
+    this.timerId = this.ctx.timer(CLIENT_CONSTANTS.REBALANCE_WAIT_INTERVAL * 1000, ClientTimer.REBALANCE);
   }
 
   /** MQClientInstance#rebalanceImmediately. */
@@ -58,93 +74,71 @@ export class RebalanceImpl {
       this.wakeupPending = true;
       return;
     }
-    const w = this.world;
-    if (this.timerId >= 0) w.sched.cancel(this.timerId);
-    this.timerId = w.sched.scheduleIn(0, w.kinds.rebalance, this.consumer.addr);
+    if (this.timerId >= 0) this.ctx.cancelTimer(this.timerId);
+    this.timerId = this.ctx.timer(0, ClientTimer.REBALANCE);
   }
 
   /** RebalanceService loop body. */
   onTimer(): void {
-    const w = this.world;
     this.timerId = -1;
-    if (this.consumer.state !== "RUNNING") return;
-    if (w.model.profile === "5.x") {
-      const sinceUs = w.sched.nowUs - this.lastRebalanceUs;
+    const c = this.consumer;
+    if (c.state !== "RUNNING") return;
+    if (c.profile === "5.x") {
+      const sinceUs = this.ctx.nowUs - this.lastRebalanceUs;
       const minUs = CLIENT_CONSTANTS.REBALANCE_MIN_INTERVAL * 1000;
       if (sinceUs < minUs) {
-        this.timerId = w.sched.scheduleIn(minUs - sinceUs, w.kinds.rebalance, this.consumer.addr);
+        this.timerId = this.ctx.timer(minUs - sinceUs, ClientTimer.REBALANCE);
         return;
       }
     }
     this.running = true;
     this.topicCursor = 0;
-    this.balanced = !this.consumer.paused;
+    this.balanced = !c.paused;
     this.nextTopic();
   }
 
   private finishRun(): void {
-    const w = this.world;
+    const now = this.ctx.nowUs;
     this.running = false;
     this.runs++;
-    this.lastRebalanceUs = w.sched.nowUs;
-    w.trace.emit(w.T.rebalance, w.sched.nowUs, this.consumer.index, this.table.size, this.changes);
+    this.lastRebalanceUs = now;
+    this.ctx.trace.emit(this.T.rebalance, now, this.consumer.index, this.table.size, this.changes);
     let waitMs: number = CLIENT_CONSTANTS.REBALANCE_WAIT_INTERVAL;
-    if (w.model.profile === "5.x" && !this.balanced) waitMs = CLIENT_CONSTANTS.REBALANCE_MIN_INTERVAL;
+    if (this.consumer.profile === "5.x" && !this.balanced) waitMs = CLIENT_CONSTANTS.REBALANCE_MIN_INTERVAL;
     if (this.wakeupPending) {
       this.wakeupPending = false;
       waitMs = 0;
     }
-    this.timerId = w.sched.scheduleIn(waitMs * 1000, w.kinds.rebalance, this.consumer.addr);
+    this.timerId = this.ctx.timer(waitMs * 1000, ClientTimer.REBALANCE);
   }
 
   /** rebalanceByTopic for the next subscribed topic, CLUSTERING (§10.3). */
   private nextTopic(): void {
-    const w = this.world;
     const c = this.consumer;
     const topics = c.subscribedTopics;
     if (this.topicCursor >= topics.length) return this.finishRun();
     const topic = topics[this.topicCursor++]!;
-    if (w.topicQueues(topic).length === 0) return this.nextTopic();
+    const route = this.routes.topics[topic]!;
+    if (route.queues.length === 0) return this.nextTopic();
     // findConsumerIdList: GET_CONSUMER_LIST_BY_GROUP to a random broker of the topic, a synchronous
-    // RPC (timeout mqClientApiTimeout); a failure returns null and the topic is left alone (§10.3).
-    const broker = w.topicBroker(topic, this.brokerPick);
-    const serial = ++this.cidSerial;
-    this.cidSentUs = w.sched.nowUs;
-    this.cidList = null;
-    const t = w.net.upAt(w.sched.nowUs, c.index, broker);
-    if (t >= 0) w.sched.scheduleAt(t, w.kinds.consumerListRequest, broker, c.addr, serial);
-    else this.consumerListLost();
+    // RPC (time-out mqClientApiTimeout); a failure returns null and the topic is left alone (§10.3).
+    const broker = route.brokers[Math.floor(this.brokerPick() * route.brokers.length)]!;
+    this.ctx.request(broker, new GetConsumerListRequest(c.group), c.config.mqClientApiTimeout * 1000, ++this.cidSerial);
   }
 
-  /** The GET_CONSUMER_LIST_BY_GROUP request or its answer was lost: the RPC fails at its time-out. */
-  consumerListLost(): void {
-    const w = this.world;
-    const at = Math.max(w.sched.nowUs, this.cidSentUs + this.consumer.config.mqClientApiTimeout * 1000);
-    w.sched.scheduleAt(at, w.kinds.consumerListResponse, this.consumer.addr, this.cidSerial, 0);
-  }
-
-  /** What the broker answers, written before its reply crosses the network (null: SYSTEM_ERROR). */
-  setConsumerList(list: string[] | null): void {
-    this.cidList = list;
-  }
-
-  get consumerListSerial(): number {
-    return this.cidSerial;
-  }
-
-  /** The answer (or time-out) of GET_CONSUMER_LIST_BY_GROUP for the topic being rebalanced. */
-  onConsumerList(listSerial: number, ok: boolean): void {
-    if (!this.running || listSerial !== this.cidSerial) return;
-    const w = this.world;
+  /** The answer (null: time-out) of GET_CONSUMER_LIST_BY_GROUP for the topic being rebalanced. */
+  onConsumerList(serial: number, response: GetConsumerListResponse | null): void {
+    if (!this.running || serial !== this.cidSerial) return;
     const c = this.consumer;
+    const now = this.ctx.nowUs;
     const topic = c.subscribedTopics[this.topicCursor - 1]!;
-    const mqAll = w.topicQueues(topic);
-    const cidAll = ok ? this.cidList : null;
+    const mqAll = this.routes.topicQueues(topic);
+    const cidAll = response !== null && response.code === ResponseCode.SUCCESS ? response.consumerIdList : null;
     if (cidAll === null) return this.nextTopic();
     cidAll.sort();
     let allocation: number[];
     try {
-      allocation = w.strategyOf(c.group)(c.clientId, mqAll, cidAll);
+      allocation = this.strategy(c.clientId, mqAll, cidAll);
     } catch {
       this.balanced = false; // an allocation exception ends this topic's rebalance (§10.3)
       return this.nextTopic();
@@ -156,65 +150,68 @@ export class RebalanceImpl {
       const pq = this.table.get(mq)!;
       if (!this.allocated.has(mq)) {
         pq.dropped = true;
-        this.removeUnnecessary(mq, pq, DROP_REASON.notAssigned);
+        this.removeUnnecessary(mq, DROP_REASON.notAssigned);
         this.changed = true;
-      } else if (pq.isPullExpired(w.sched.nowUs, CLIENT_CONSTANTS.PULL_MAX_IDLE_TIME)) {
+      } else if (pq.isPullExpired(now, CLIENT_CONSTANTS.PULL_MAX_IDLE_TIME)) {
         pq.dropped = true;
-        this.removeUnnecessary(mq, pq, DROP_REASON.pullExpired);
+        this.removeUnnecessary(mq, DROP_REASON.pullExpired);
         this.changed = true;
       }
     }
     // Step 3: new queues — removeDirtyOffset, then ask the broker where to start.
-    c.clearSlots();
+    this.slots = [];
     this.pendingAnswers = 0;
-    const serial = ++this.querySerial;
-    const tsUs = w.sched.nowUs - c.groupModel.consumeTimestampBeforeUs;
+    const querySerial = ++this.querySerial;
+    const tsUs = now - c.groupModel.consumeTimestampBeforeUs;
     for (const mq of mqAll) {
       if (!this.allocated.has(mq) || this.table.has(mq)) continue;
       c.offsetStore.removeOffset(mq);
-      const slot = c.allocSlot(mq, tsUs);
-      const broker = w.queues[mq]!.brokerIndex;
+      const slot = this.slots.length;
+      this.slots.push({ mq, stored: -2, maxOffset: 0, searchOffset: 0 });
       this.pendingAnswers++;
-      const t = w.net.upAt(w.sched.nowUs, c.index, broker);
-      // QUERY_CONSUMER_OFFSET is a synchronous RPC (timeout 5 s): a lost request reads as an error (−2).
-      if (t >= 0) w.sched.scheduleAt(t, w.kinds.queryOffset, broker, c.addr, slot + serial * QUERY_SLOT_SPAN);
-      else w.sched.scheduleIn(OFFSET_RPC_TIMEOUT_US, w.kinds.queryOffsetResponse, c.addr, slot, serial);
+      // QUERY_CONSUMER_OFFSET is a synchronous RPC (time-out 5 s): no answer reads as an error (−2).
+      this.ctx.request(this.routes.brokerOf(mq), new QueryConsumerOffsetRequest(c.group, mq, tsUs), OFFSET_RPC_TIMEOUT_US, slot + querySerial * QUERY_SLOT_SPAN);
     }
     if (this.pendingAnswers === 0) this.topicDone(topic);
   }
 
-  /** A QUERY_CONSUMER_OFFSET answer (or its time-out) arrived for the rebalance with this serial. */
-  onQueryAnswer(slot: number, serial: number): void {
+  /** A QUERY_CONSUMER_OFFSET answer (null: time-out) for the rebalance with this cookie's serial. */
+  onQueryAnswer(cookie: number, response: QueryConsumerOffsetResponse | null): void {
+    const slot = cookie % QUERY_SLOT_SPAN;
+    const serial = Math.floor(cookie / QUERY_SLOT_SPAN);
     if (!this.running || serial !== this.querySerial) return;
-    void slot;
+    if (response !== null) {
+      const s = this.slots[slot]!;
+      s.stored = response.code === ResponseCode.SUCCESS ? response.offset : -1;
+      s.maxOffset = response.maxOffset;
+      s.searchOffset = response.searchOffset;
+    }
     if (--this.pendingAnswers > 0) return;
-    const w = this.world;
     const c = this.consumer;
+    const now = this.ctx.nowUs;
     const topic = c.subscribedTopics[this.topicCursor - 1]!;
-    const isRetry = w.isRetryTopic(topic);
-    const created: number[] = [];
-    for (let s = 0; s < c.slotCount; s++) {
-      const slot = c.querySlot(s);
+    const isRetry = this.routes.isRetryTopic(topic);
+    const created: PullRequest[] = [];
+    for (const slot of this.slots) {
       const nextOffset = computePullFromWhere(c.groupModel.consumeFromWhere, isRetry, slot);
       if (nextOffset < 0) {
         this.balanced = false; // retried at the next rebalance
         continue;
       }
-      const pq = new ProcessQueue(w.sched.nowUs);
+      const pq = new ProcessQueue(now);
       pq.locked = true;
       this.table.set(slot.mq, pq);
-      w.ownership.open(c.group, slot.mq, c.addr, c.clientId, w.sched.nowUs);
-      const pr = w.newPullRequest(c, slot.mq, pq, nextOffset);
-      this.requests.set(slot.mq, pr.id);
-      w.trace.emit(w.T.pqCreated, w.sched.nowUs, slot.mq, c.index, nextOffset);
-      created.push(pr.id);
+      this.observer.queueOpened(c.group, slot.mq, c.addr, c.clientId, now);
+      const pr = c.newPullRequest(slot.mq, pq, nextOffset);
+      this.requests.set(slot.mq, pr);
+      this.ctx.trace.emit(this.T.pqCreated, now, slot.mq, c.index, nextOffset);
+      created.push(pr);
       this.changed = true;
     }
     // dispatchPullRequest: 4.9 at once; 5.x after 500 ms.
-    for (const id of created) {
-      const pr = w.pullRequests[id]!;
-      if (w.model.profile === "5.x") c.executePullRequestLater(pr, CLIENT_CONSTANTS.NEW_QUEUE_PULL_DELAY_5X, LATER_REASON.newQueue);
-      else c.executePullRequestImmediately(pr);
+    for (const pr of created) {
+      if (c.profile === "5.x") c.pull.executePullRequestLater(pr, CLIENT_CONSTANTS.NEW_QUEUE_PULL_DELAY_5X, LATER_REASON.newQueue);
+      else c.pull.executePullRequestImmediately(pr);
     }
     this.topicDone(topic);
   }
@@ -222,8 +219,7 @@ export class RebalanceImpl {
   private topicDone(topic: number): void {
     if (this.changed) {
       this.changes++;
-      const w = this.world;
-      w.markers.push({ tUs: w.sched.nowUs, kind: "rebalance", label: `${this.consumer.clientId} ${w.topicName(topic)}: ${this.queuesOfTopic(topic).length} queues` });
+      this.observer.assignmentChanged(this.ctx.nowUs, `${this.consumer.clientId} ${this.routes.topicName(topic)}: ${this.queuesOfTopic(topic).length} queues`);
       this.messageQueueChanged(topic);
     }
     // balanced = (allocated set == working set of non-dropped queues of this topic)
@@ -234,58 +230,56 @@ export class RebalanceImpl {
 
   /** RebalancePushImpl#messageQueueChanged (§10.4). */
   private messageQueueChanged(topic: number): void {
-    const w = this.world;
     const c = this.consumer;
-    c.setSubVersion(topic, Math.floor(w.sched.nowUs / 1000));
+    const now = this.ctx.nowUs;
+    c.setSubVersion(topic, Math.floor(now / 1000));
     const n = this.table.size;
     if (n !== 0) {
       const g = c.groupModel.config;
       if (g.pullThresholdForTopic !== -1) c.config.pullThresholdForQueue = Math.max(1, Math.floor(g.pullThresholdForTopic / n));
       if (g.pullThresholdSizeForTopic !== -1) c.config.pullThresholdSizeForQueue = Math.max(1, Math.floor(g.pullThresholdSizeForTopic / n));
-      w.trace.emit(w.T.thresholdChanged, w.sched.nowUs, c.index, c.config.pullThresholdForQueue, c.config.pullThresholdSizeForQueue);
+      this.ctx.trace.emit(this.T.thresholdChanged, now, c.index, c.config.pullThresholdForQueue, c.config.pullThresholdSizeForQueue);
     }
     c.sendHeartbeats(false);
   }
 
   /** removeUnnecessaryMessageQueue, concurrent (§10.5): persist, forget the offset, remove. */
-  private removeUnnecessary(mq: number, pq: ProcessQueue, reason: number): void {
+  private removeUnnecessary(mq: number, reason: number): void {
     const c = this.consumer;
-    const w = this.world;
+    const now = this.ctx.nowUs;
     c.offsetStore.persist(mq);
     c.offsetStore.removeOffset(mq);
     this.table.delete(mq);
     this.requests.delete(mq);
-    w.ownership.close(c.group, mq, c.addr, w.sched.nowUs);
-    w.trace.emit(w.T.pqDropped, w.sched.nowUs, mq, c.index, reason);
-    void pq;
+    this.observer.queueClosed(c.group, mq, c.addr, now);
+    this.ctx.trace.emit(this.T.pqDropped, now, mq, c.index, reason);
   }
 
   /** removeProcessQueue (OFFSET_ILLEGAL path): remove from the table, mark dropped, clean up. */
   removeProcessQueue(mq: number, pq: ProcessQueue): void {
     if (this.table.get(mq) !== pq) return;
     pq.dropped = true;
-    this.removeUnnecessary(mq, pq, DROP_REASON.offsetIllegal);
+    this.removeUnnecessary(mq, DROP_REASON.offsetIllegal);
   }
 
   /** The queues of a topic in the table, ascending global index (= MessageQueue order). */
   private queuesOfTopic(topic: number): number[] {
-    const w = this.world;
     const out: number[] = [];
-    for (const mq of this.table.keys()) if (w.queues[mq]!.topicIndex === topic) out.push(mq);
+    for (const mq of this.table.keys()) if (this.routes.topicOf(mq) === topic) out.push(mq);
     return out.sort((a, b) => a - b);
   }
 
   /** RebalanceImpl#destroy on shutdown or crash: every ProcessQueue is dropped. */
   destroy(): void {
-    const w = this.world;
     const c = this.consumer;
+    const now = this.ctx.nowUs;
     for (const [mq, pq] of this.table) {
       pq.dropped = true;
-      w.ownership.close(c.group, mq, c.addr, w.sched.nowUs);
+      this.observer.queueClosed(c.group, mq, c.addr, now);
     }
     this.table.clear();
     this.requests.clear();
-    if (this.timerId >= 0) this.world.sched.cancel(this.timerId);
+    if (this.timerId >= 0) this.ctx.cancelTimer(this.timerId);
     this.timerId = -1;
   }
 
@@ -298,7 +292,7 @@ export class RebalanceImpl {
     return [...this.table.entries()].sort((a, b) => a[0] - b[0]);
   }
 
-  pullRequestOf(mq: number): number | undefined {
+  pullRequestOf(mq: number): PullRequest | undefined {
     return this.requests.get(mq);
   }
 

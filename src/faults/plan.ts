@@ -1,19 +1,10 @@
 // The fault plan: schedules every fault of the scenario as a start event (and an end event for faults
-// that last `for` a while or restart after a delay), applies them through the knobs the components
+// that last `for` a while or restart after a delay), applies each through the knobs the components
 // expose, and keeps a record of what each one did for the summary and the charts.
-import type { World } from "../model/World.ts";
+import type { Cluster } from "../model/Cluster.ts";
+import type { FaultRecord, Marker } from "../model/records.ts";
 import type { LinkFault } from "../net/Network.ts";
-import type { FaultModel } from "../scenario/faultTypes.ts";
-
-export interface FaultRecord {
-  index: number;
-  kind: string;
-  label: string;
-  atMs: number;
-  endMs: number | null;
-  /** What the fault changed when it hit, in words and figures. */
-  effect: string;
-}
+import type { FaultModel, QueueRef } from "../scenario/faultTypes.ts";
 
 const PHASE_START = 0;
 const PHASE_END = 1;
@@ -22,50 +13,55 @@ export class FaultPlan {
   readonly records: FaultRecord[] = [];
   private readonly activeLinks = new Map<number, LinkFault>();
   private kind = -1;
+  private readonly traceType: number;
 
   constructor(
-    private readonly w: World,
+    private readonly cl: Cluster,
     private readonly faults: readonly FaultModel[],
-  ) {}
+    /** Chart markers, shared with the recorder. */
+    private readonly markers: Marker[],
+  ) {
+    this.traceType = cl.trace.defineType("fault", ["index", "phase"]);
+  }
 
   /** Defines the fault event kind and schedules every fault's start. */
   schedule(): void {
-    const w = this.w;
-    this.kind = w.sched.defineKind("fault", (index, phase) => this.apply(this.faults[index]!, phase));
-    for (const f of this.faults) w.sched.scheduleAt(f.atUs, this.kind, f.index, PHASE_START);
+    const sched = this.cl.sched;
+    this.kind = sched.defineKind("fault", (index, phase) => this.apply(this.faults[index]!, phase));
+    for (const f of this.faults) sched.scheduleAt(f.atUs, this.kind, f.index, PHASE_START);
   }
 
   private apply(f: FaultModel, phase: number): void {
-    const w = this.w;
-    const now = w.sched.nowUs;
-    w.trace.emit(w.T.fault, now, f.index, phase);
+    const cl = this.cl;
+    const now = cl.sched.nowUs;
+    cl.trace.emit(this.traceType, now, f.index, phase);
     if (phase === PHASE_START) {
       const record: FaultRecord = { index: f.index, kind: f.kind, label: f.label, atMs: now / 1000, endMs: null, effect: "" };
       this.records.push(record);
       record.effect = this.start(f);
-      w.markers.push({ tUs: now, kind: "fault", label: f.label });
+      this.markers.push({ tUs: now, kind: "fault", label: f.label });
       const endAfter = "forUs" in f ? f.forUs : "restartAfterUs" in f ? f.restartAfterUs : null;
-      if (endAfter !== null && endAfter !== undefined) w.sched.scheduleIn(endAfter, this.kind, f.index, PHASE_END);
+      if (endAfter !== null && endAfter !== undefined) cl.sched.scheduleIn(endAfter, this.kind, f.index, PHASE_END);
     } else {
       const record = this.records.find((r) => r.index === f.index && r.endMs === null);
       if (record) record.endMs = now / 1000;
       const effect = this.end(f);
       if (record && effect) record.effect += `; ${effect}`;
-      w.markers.push({ tUs: now, kind: "fault", label: `end ${f.label}` });
+      this.markers.push({ tUs: now, kind: "fault", label: `end ${f.label}` });
     }
   }
 
   private start(f: FaultModel): string {
-    const w = this.w;
+    const cl = this.cl;
     switch (f.kind) {
       case "consumerStart":
-        return f.consumers.map((c) => (this.startInstance(c) ? w.consumers[c]!.clientId : null)).filter(Boolean).join(", ") + " started";
+        return f.consumers.map((c) => (this.startInstance(c) ? cl.consumers[c]!.clientId : null)).filter(Boolean).join(", ") + " started";
       case "consumerStop":
-        return this.describeStops(f.consumers, (c) => w.consumers[c]!.shutdown(), "stopped cleanly");
+        return this.describeStops(f.consumers, (c) => cl.consumers[c]!.shutdown(), "stopped cleanly");
       case "consumerCrash":
-        return this.describeStops(f.consumers, (c) => w.consumers[c]!.crash(f.mode), `crashed (${f.mode})`);
+        return this.describeStops(f.consumers, (c) => cl.consumers[c]!.crash(f.mode), `crashed (${f.mode})`);
       case "pause":
-        for (const c of f.consumers) w.consumers[c]!.paused = true;
+        for (const c of f.consumers) cl.consumers[c]!.paused = true;
         return `${f.consumers.length} instance(s) paused`;
       case "resume":
         for (const c of f.consumers) this.resume(c);
@@ -73,20 +69,18 @@ export class FaultPlan {
       case "scale":
         return this.scale(f.group, f.instances);
       case "duplicateClientId": {
-        const shared = w.consumers[f.sameAs]!.clientId;
-        w.consumers[f.consumer]!.shutdown();
-        const c = w.reincarnate(f.consumer, shared);
-        c.start();
+        const shared = cl.consumers[f.sameAs]!.clientId;
+        cl.consumers[f.consumer]!.shutdown();
+        cl.reincarnate(f.consumer, shared).start();
         return `instance restarted with client id ${shared}`;
       }
       case "brokerCrash": {
-        const b = w.brokers[f.broker]!;
-        const unflushed = b.unflushedOffsetCount();
-        b.crash();
+        const unflushed = cl.brokers[f.broker]!.offsets.unflushedCount();
+        cl.crashBroker(f.broker);
         return `broker down; ${unflushed} offset(s) not yet flushed will be lost`;
       }
       case "brokerReadOnly":
-        w.setBrokerWritable(f.broker, false);
+        cl.brokers[f.broker]!.setWritable(false);
         return "no new messages written to the broker";
       case "latency":
       case "loss":
@@ -98,80 +92,85 @@ export class FaultPlan {
           lossProbability: f.kind === "loss" ? f.probability : 0,
           partition: f.kind === "partition",
         });
-        w.net.setLinkFaults([...this.activeLinks.values()]);
+        cl.net.setLinkFaults([...this.activeLinks.values()]);
         return `${f.clients.length * f.brokers.length} client↔broker link(s) affected`;
-      case "offsetIllegal":
-        return w.injectOffsetMoved(f.queue, f.groups, f.nextBeginOffset);
+      case "offsetIllegal": {
+        const mq = this.queueOf(f.queue);
+        for (const g of f.groups) cl.brokers[f.queue.broker]!.injectOffsetMoved(g, mq, f.nextBeginOffset);
+        return `next pull of ${cl.routes.queues[mq]!.topic}#${f.queue.queueId} answered PULL_OFFSET_MOVED → ${f.nextBeginOffset}`;
+      }
       case "truncate":
-        return w.truncateQueue(f.queue, f.offset);
+        return cl.brokers[f.queue.broker]!.truncate(this.queueOf(f.queue), f.offset);
       case "hangMessage":
-        w.armHang(f.queue, f.durationUs);
+        cl.listeners.armHang(this.queueOf(f.queue), f.durationUs);
         return f.durationUs === null ? "next message on the queue never returns" : `next message on the queue takes ${f.durationUs / 1000} ms`;
       case "consumeTime":
-        w.listener(f.group).consumeTime = f.consumeTime;
+        cl.listeners.behaviour[f.group]!.consumeTime = f.consumeTime;
         return "consume-time distribution changed";
       case "failureProbability":
-        w.listener(f.group).failureProbability = f.probability;
+        cl.listeners.behaviour[f.group]!.failureProbability = f.probability;
         return `failure probability now ${f.probability}`;
     }
   }
 
   private end(f: FaultModel): string {
-    const w = this.w;
+    const cl = this.cl;
     switch (f.kind) {
       case "consumerCrash":
-        for (const c of f.consumers) {
-          const inc = w.reincarnate(c);
-          inc.start();
-        }
+        for (const c of f.consumers) cl.reincarnate(c).start();
         return "restarted";
       case "pause":
         for (const c of f.consumers) this.resume(c);
         return "resumed";
       case "brokerCrash":
-        w.brokers[f.broker]!.restart();
+        cl.restartBroker(f.broker);
         return "broker restarted";
       case "brokerReadOnly":
-        w.setBrokerWritable(f.broker, true);
+        cl.brokers[f.broker]!.setWritable(true);
         return "writable again";
       case "latency":
       case "loss":
       case "partition":
         this.activeLinks.delete(f.index);
-        w.net.setLinkFaults([...this.activeLinks.values()]);
+        cl.net.setLinkFaults([...this.activeLinks.values()]);
         return "links healed";
       case "consumeTime":
-        w.listener(f.group).consumeTime = w.model.groups[f.group]!.consumeTime;
+        cl.listeners.behaviour[f.group]!.consumeTime = cl.model.groups[f.group]!.consumeTime;
         return "consume time restored";
       case "failureProbability":
-        w.listener(f.group).failureProbability = w.model.groups[f.group]!.failureProbability;
+        cl.listeners.behaviour[f.group]!.failureProbability = cl.model.groups[f.group]!.failureProbability;
         return "failure probability restored";
       default:
         return "";
     }
   }
 
+  /** The global queue index of `Topic@broker#queueId`. */
+  private queueOf(ref: QueueRef): number {
+    const routes = this.cl.routes;
+    return routes.topicQueues(ref.topic).find((q) => routes.queues[q]!.brokerIndex === ref.broker && routes.queues[q]!.queueId === ref.queueId)!;
+  }
+
   /** Starts an instance that is not running: the first start, or a new incarnation after a stop. */
   private startInstance(index: number): boolean {
-    const w = this.w;
-    let c = w.consumers[index]!;
+    const cl = this.cl;
+    let c = cl.consumers[index]!;
     if (c.state === "RUNNING") return false;
-    if (c.state !== "CREATE_JUST") c = w.reincarnate(index);
+    if (c.state !== "CREATE_JUST") c = cl.reincarnate(index);
     c.start();
     return true;
   }
 
   /** DefaultMQPushConsumer#resume: unpause and rebalance at once. */
   private resume(index: number): void {
-    const c = this.w.consumers[index]!;
+    const c = this.cl.consumers[index]!;
     if (!c.paused) return;
     c.paused = false;
     if (c.state === "RUNNING") c.rebalance.wakeup();
   }
 
   private scale(group: number, n: number): string {
-    const w = this.w;
-    const slots = w.consumers.filter((c) => c.group === group);
+    const slots = this.cl.consumers.filter((c) => c.group === group);
     let started = 0;
     let stopped = 0;
     for (const c of slots) {
@@ -186,10 +185,9 @@ export class FaultPlan {
   }
 
   private describeStops(consumers: number[], stop: (c: number) => void, what: string): string {
-    const w = this.w;
     const parts: string[] = [];
     for (const c of consumers) {
-      const inst = w.consumers[c]!;
+      const inst = this.cl.consumers[c]!;
       if (inst.state !== "RUNNING") continue;
       const queues = inst.rebalance.queueCount;
       const cached = inst.rebalance.processQueues().reduce((a, [, pq]) => a + pq.msgCount, 0);

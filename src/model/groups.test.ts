@@ -2,8 +2,11 @@
 // are derived from the mechanics in comments: heartbeats every 30 s from 1 s, the broker's expiry
 // scan every 10 s from 10 s with a 120 s timeout, periodic rebalance every 20 s, persist every 5 s.
 import { describe, expect, it } from "vitest";
-import { simulate } from "./simulate.ts";
+import { DROP_REASON } from "../client/trace.ts";
+import { ResponseCode } from "../protocol/codes.ts";
+import { simulate } from "../run/simulate.ts";
 import type { ScenarioInput } from "../scenario/types.ts";
+import type { Cluster } from "./Cluster.ts";
 
 function scenario(over: Record<string, unknown> = {}, group: Record<string, unknown> = {}, topic: Record<string, unknown> = {}): ScenarioInput {
   return {
@@ -18,6 +21,9 @@ function scenario(over: Record<string, unknown> = {}, group: Record<string, unkn
 }
 
 const ordinary = (q: { topic: string }) => !q.topic.startsWith("%");
+
+/** A capture filter keeping the records of the named trace types (codes looked up by name). */
+const captureTypes = (...names: string[]) => (cl: Cluster) => (type: number) => names.includes(cl.trace.typeName(type));
 
 describe("a clean stop", () => {
   // Instance 1 unregisters at 60 s; the broker notifies instance 0 at once, which rebalances
@@ -68,10 +74,14 @@ describe("a vanished consumer", () => {
   it("does not pin message storage with the dead instance's unanswered pulls or hung workers", () => {
     // Every queue has been consumed to its tail by the survivor: storage below the last whole 4096-
     // message chunk must be freed, including on the queues the dead instance once pulled.
-    for (const q of r.world.queues.filter((x) => ordinary(x))) {
+    const cl = r.cluster;
+    for (const route of cl.routes.queues.filter((x) => ordinary(x))) {
+      const q = cl.brokers[route.brokerIndex]!.store.queue(route.index);
       expect(q.chunksHeld, `${q.topic}#${q.queueId}`).toBeLessThanOrEqual(2);
     }
-    expect(r.world.pullRequests.some((p) => p.inFlight && r.world.live(p.consumerAddr) === null)).toBe(false);
+    const dead = cl.incarnations.filter((c) => !c.alive);
+    expect(dead.length).toBe(1);
+    expect(dead.flatMap((c) => c.pullRequests).some((p) => p.inFlight)).toBe(false);
   });
 });
 
@@ -125,11 +135,11 @@ describe("a pullInterval above 120 s", () => {
   // 120 s (PULL_MAX_IDLE_TIME) drops the queue and recreates it, pulling at once.
   const r = simulate(
     scenario({ duration: "6m" }, { instances: 1, config: { pullInterval: 150_000 } }, { queuesPerBroker: 1, produce: { rate: 10 } }),
-    { captureTrace: (w) => (type) => type === w.T.pqDropped || type === w.T.pullSent },
+    { captureTrace: captureTypes("pqDropped", "pullSent") },
   );
 
   it("is defeated by pull-expiry", () => {
-    const drops = r.trace.filter((t) => t.type === "pqDropped" && t.reason === 1);
+    const drops = r.trace.filter((t) => t.type === "pqDropped" && t.reason === DROP_REASON.pullExpired);
     expect(drops.length).toBeGreaterThan(0);
     const pulls = r.trace.filter((t) => t.type === "pullSent" && t.mq === 0).map((t) => t.tUs);
     const gaps = pulls.slice(1).map((t, i) => (t - pulls[i]!) / 1e6);
@@ -147,10 +157,10 @@ describe("OFFSET_ILLEGAL recovery", () => {
   const run = (profile: string) =>
     simulate(
       scenario({ profile, duration: "2m", faults: [{ kind: "offsetIllegal", at: "60.2s", target: "T@broker-a#0", nextBeginOffset: "max" }] }, { instances: 1 }),
-      { captureTrace: (w) => (type, mq) => (type === w.T.pullResult || type === w.T.pqCreated) && mq === 0 },
+      { captureTrace: (cl) => (type, mq) => mq === 0 && ["pullResult", "pqCreated"].includes(cl.trace.typeName(type)) },
     );
   const recovery = (r: ReturnType<typeof run>) => {
-    const illegal = r.trace.find((t) => t.type === "pullResult" && t.code === 21)!;
+    const illegal = r.trace.find((t) => t.type === "pullResult" && t.code === ResponseCode.PULL_OFFSET_MOVED)!;
     const created = r.trace.find((t) => t.type === "pqCreated" && t.tUs > illegal.tUs)!;
     return (created.tUs - illegal.tUs) / 1e6;
   };

@@ -2,7 +2,7 @@
 // check and the invariant checkers (simulate throws otherwise). Expected numbers are derived from the
 // mechanics in the comments, not copied from output.
 import { describe, expect, it } from "vitest";
-import { simulate } from "./simulate.ts";
+import { simulate } from "../run/simulate.ts";
 import type { ScenarioInput } from "../scenario/types.ts";
 
 type Patch = Partial<ScenarioInput> & { topic?: Record<string, unknown>; group?: Record<string, unknown> };
@@ -58,7 +58,7 @@ describe("a message that never finishes", () => {
   // 2000 newer offsets are cached behind it, span flow control stops the queue.
   const r = simulate(scenario({ group: { listener: { consumeTime: "1ms", hangFraction: 0.0005 } } }));
   const s = r.summary;
-  const w = r.world;
+  const cl = r.cluster;
 
   it("engages span flow control", () => {
     expect(s.flowControl.span).toBeGreaterThan(0);
@@ -68,15 +68,17 @@ describe("a message that never finishes", () => {
 
   it("pins the committed offset at the hung message", () => {
     const hung: { mq: number; offset: number }[] = [];
-    for (const c of w.consumers) {
-      c.consumeService.forEachInFlight((mq, offset, pq) => {
-        if (w.sched.nowUs - pq.consumeStartUs(offset) > 10_000_000) hung.push({ mq, offset });
+    for (const c of cl.consumers) {
+      const pqs = new Map(c.rebalance.processQueues());
+      c.consumeService.forEachInFlight((mq, offset) => {
+        if (cl.sched.nowUs - pqs.get(mq)!.consumeStartUs(offset) > 10_000_000) hung.push({ mq, offset });
       });
     }
     expect(hung.length).toBeGreaterThan(0);
     for (const h of hung) {
-      const store = w.queues[h.mq]!;
-      const committed = w.brokers[store.brokerIndex]!.queryOffset(0, h.mq);
+      const broker = cl.brokers[cl.routes.brokerOf(h.mq)]!;
+      const store = broker.store.queue(h.mq);
+      const committed = broker.offsets.queryOffset(0, h.mq);
       // Smallest hung offset on that queue bounds the commit.
       const lowest = Math.min(...hung.filter((x) => x.mq === h.mq).map((x) => x.offset));
       expect(committed).toBe(lowest);
@@ -134,7 +136,7 @@ describe("a poison message", () => {
       topic: { queuesPerBroker: 1, produce: { rate: 0, backlog: 1 } },
       group: { listener: { consumeTime: "1ms", poisonFraction: 1 } },
     }),
-    { captureTrace: (w) => (type) => type === w.T.consumeStart },
+    { captureTrace: (cl) => (type) => cl.trace.typeName(type) === "consumeStart" },
   );
   const s = r.summary;
   const levelsS = [10, 30, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 1200, 1800, 3600, 7200];

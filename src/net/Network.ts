@@ -3,7 +3,7 @@
 // stream, and delivery is FIFO per link (a message never overtakes an earlier one on the same
 // connection), as TCP guarantees. Faults change links while they last: extra latency or another
 // latency distribution, random loss, partitions; a broker that is down receives and sends nothing.
-import type { Dist } from "../scenario/distributions.ts";
+import type { Dist } from "../scenario/distKinds.ts";
 import type { RandomStreams, Rng } from "../sim/streams.ts";
 
 /** A fault acting on a set of links, both directions. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RunResult } from "../model/simulate.ts";
+import type { RunResult } from "../run/simulate.ts";
 import { chartRuntime, type ChartView } from "./chartRuntime.ts";
 import { bucketMax, buildChartData, CHART_POINTS_MAX, consumerColor, queueColor } from "./chartSpecs.ts";
 import { simulateBacklog } from "./testScenario.ts";

@@ -1,6 +1,6 @@
 // What each chart shows, as plain JSON-able data. The PNG renderer and report.html both turn these
 // specs into chart.js configurations with the same runtime (chartRuntime.ts), so the two always agree.
-import type { RunResult } from "../model/simulate.ts";
+import type { RunResult } from "../run/simulate.ts";
 import type { SeriesColumn } from "../scenario/vocabulary.ts";
 
 /** Longest series drawn; longer runs are bucketed (max per bucket) so PNG and HTML stay small. */

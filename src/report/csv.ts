@@ -1,5 +1,5 @@
 // timeseries.csv: one row per sample, numbers in one fixed, locale-free format (see README.md).
-import type { TimeSeries } from "../model/Sampler.ts";
+import type { TimeSeries } from "../metrics/Sampler.ts";
 import { SERIES_COLUMNS } from "../scenario/vocabulary.ts";
 
 /**

@@ -1,6 +1,6 @@
 // report.html: one self-contained page (chart.js, the chart runtime, the data and the app inlined) that
 // opens from disk with no network.
-import type { RunResult } from "../model/simulate.ts";
+import type { RunResult } from "../run/simulate.ts";
 import { CHART_RUNTIME_JS } from "./chartRuntime.ts";
 import type { ChartData } from "./chartSpecs.ts";
 import { HTML_APP_JS } from "./htmlApp.ts";

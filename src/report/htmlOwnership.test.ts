@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { RunResult } from "../model/simulate.ts";
-import type { Summary } from "../model/summary.ts";
+import type { RunResult } from "../run/simulate.ts";
+import type { Summary } from "../metrics/summary.ts";
 import { consumerColor } from "./chartSpecs.ts";
 import { renderFaults, renderOwnership } from "./htmlOwnership.ts";
 import { simulateBacklog } from "./testScenario.ts";

@@ -1,8 +1,8 @@
 // The "Ownership" and "Faults" sections of report.html, static markup (readable with scripts off):
 // per queue its orphan time, owners and duplicates, and its owner history as a horizontal bar across
 // the run; then what each fault did.
-import type { RunResult } from "../model/simulate.ts";
-import type { Summary } from "../model/summary.ts";
+import type { RunResult } from "../run/simulate.ts";
+import type { Summary } from "../metrics/summary.ts";
 import { consumerColor } from "./chartSpecs.ts";
 import { formatNumber } from "./csv.ts";
 import { escapeHtml } from "./htmlSummary.ts";

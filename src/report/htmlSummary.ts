@@ -1,6 +1,6 @@
 // The summary as HTML tables (static markup: readable even with scripts off).
-import type { RunResult } from "../model/simulate.ts";
-import type { LatencySummary } from "../model/summary.ts";
+import type { RunResult } from "../run/simulate.ts";
+import type { LatencySummary } from "../metrics/summary.ts";
 import { formatNumber } from "./csv.ts";
 
 export function escapeHtml(s: string): string {

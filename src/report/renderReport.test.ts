@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { SERIES_COLUMNS } from "../scenario/vocabulary.ts";
-import type { RunResult } from "../model/simulate.ts";
+import type { RunResult } from "../run/simulate.ts";
 import { PNG_HEIGHT, PNG_WIDTH, pngFontFamily } from "./png.ts";
 import { renderReport } from "./renderReport.ts";
 import { simulateBacklog } from "./testScenario.ts";

@@ -1,6 +1,6 @@
 // RunResult → report files (name → content), nothing written: the CLI writes the map to reports/<name>/.
 // Pure apart from reading chart.js's bundle once at import (assets.ts); no clock, no process, no files.
-import type { RunResult } from "../model/simulate.ts";
+import type { RunResult } from "../run/simulate.ts";
 import { CHART_JS_UMD_SOURCE } from "./assets.ts";
 import { buildChartData } from "./chartSpecs.ts";
 import { renderTimeSeriesCsv } from "./csv.ts";

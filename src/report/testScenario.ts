@@ -1,5 +1,5 @@
 // A 40-second run with a backlog and count flow control after 20 s, shared by the report tests.
-import { simulate, type RunResult } from "../model/simulate.ts";
+import { simulate, type RunResult } from "../run/simulate.ts";
 
 export const BACKLOG_SCENARIO = {
   name: "report-backlog",

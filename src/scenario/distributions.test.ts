@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { compileDist, didYouMean, type Dist, normalCdf, normalQuantile } from "./distributions.ts";
+import type { Dist } from "./distKinds.ts";
+import { compileDist, didYouMean } from "./distributions.ts";
+import { normalCdf, normalQuantile } from "./normalMath.ts";
 import { InputError } from "./errors.ts";
 import { RandomStreams } from "../sim/streams.ts";
 

@@ -4,15 +4,8 @@ import { describe, expect, it } from "vitest";
 import { expectNames, normalizeScenario } from "./normalize.ts";
 import type { ScenarioInput } from "./types.ts";
 import { InputError } from "./errors.ts";
-import {
-  evaluateExpectation,
-  ExpectError,
-  numericPaths,
-  parseExpectation,
-  seriesNames,
-  type ExpectNames,
-  type ExpectResult,
-} from "./expect.ts";
+import { evaluateExpectation, numericPaths, type ExpectResult } from "./expect.ts";
+import { ExpectError, parseExpectation, seriesNames, type ExpectNames } from "./expectParser.ts";
 import { SERIES_ALIASES, SERIES_COLUMNS, type SeriesColumn, type SeriesData } from "./vocabulary.ts";
 
 /** A series with samples at `tSec`, every column zero except those given. */

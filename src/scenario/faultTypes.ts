@@ -1,6 +1,6 @@
 // Faults are data: each entry of a scenario's `faults` list, normalised. The plan
 // (src/faults/plan.ts) schedules them; the model components expose the knobs they turn.
-import type { Dist } from "./distributions.ts";
+import type { Dist } from "./distKinds.ts";
 
 export type CrashMode = "connectionClosed" | "vanished";
 

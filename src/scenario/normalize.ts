@@ -20,7 +20,7 @@ import type {
   SubscriptionModel,
   TopicModel,
 } from "./types.ts";
-import { ExpectError, parseExpectation, type ExpectNames } from "./expect.ts";
+import { ExpectError, parseExpectation, type ExpectNames } from "./expectParser.ts";
 import { SUMMARY_FIGURES } from "./vocabulary.ts";
 import { instancesNeeded, parseFaults } from "./faults.ts";
 import { normalizeAllocate } from "./allocate.ts";

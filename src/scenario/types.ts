@@ -1,10 +1,10 @@
 // Scenario files: what users write (…Input) and the normalised model the simulator runs on.
 // Durations and sizes in inputs use the kernel's units ("50ms", "1KiB", numbers = ms / bytes);
 // the normalised model holds integers in µs and bytes.
-import type { Expectation } from "./expect.ts";
+import type { Expectation } from "./expectParser.ts";
 import type { AllocateOptions, AllocateSpec } from "./allocate.ts";
 import type { FaultModel } from "./faultTypes.ts";
-import type { Dist } from "./distributions.ts";
+import type { Dist } from "./distKinds.ts";
 import type { BrokerConfig, ConsumerConfig } from "./defaults.ts";
 
 export type Profile = "4.9" | "5.x";

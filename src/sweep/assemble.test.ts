@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { simulate } from "../model/simulate.ts";
+import { simulate } from "../run/simulate.ts";
 import { assemble, type AssembleRun } from "./assemble.ts";
 import { buildVariant, gridPoint, gridSize, parseParams } from "./grid.ts";
 import { SWEEP_METRIC_KEYS, sweepMetrics } from "./metrics.ts";

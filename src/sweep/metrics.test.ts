@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { TimeSeries } from "../model/Sampler.ts";
+import type { TimeSeries } from "../metrics/Sampler.ts";
 import { SERIES_COLUMNS, type SeriesColumn } from "../scenario/vocabulary.ts";
-import { emptySummary } from "../model/summary.ts";
+import { emptySummary } from "../metrics/summary.ts";
 import { SweepInputError } from "./errors.ts";
 import { SWEEP_METRIC_KEYS, SWEEP_METRICS, sweepMetrics } from "./metrics.ts";
 

@@ -3,7 +3,7 @@
 // Steady-state figures skip the warm-up: only samples taken strictly after it count (a sample at
 // tSec covers the interval ending at tSec, so one at exactly the warm-up's end still covers warm-up
 // time). Message counts are for the whole run: a message lost during warm-up is still lost.
-import type { TimeSeries } from "../model/Sampler.ts";
+import type { TimeSeries } from "../metrics/Sampler.ts";
 import type { RunMetrics } from "./types.ts";
 import { SweepInputError } from "./errors.ts";
 

@@ -14,8 +14,9 @@
 // throughput is within 1 % of the best": minimize that parameter subject to DEFAULT_REQUIREMENT.
 // When the first parameter is not numeric (or nothing is swept) it minimizes memoryPerConsumerMiB
 // under the same requirement instead.
-import { evaluateExpectation, ExpectError, parseExpectation, type ExpectResult, type Expectation } from "../scenario/expect.ts";
-import type { TimeSeries } from "../model/Sampler.ts";
+import { evaluateExpectation, type ExpectResult } from "../scenario/expect.ts";
+import { ExpectError, parseExpectation, type Expectation } from "../scenario/expectParser.ts";
+import type { TimeSeries } from "../metrics/Sampler.ts";
 import { SERIES_COLUMNS, type SeriesColumn } from "../scenario/vocabulary.ts";
 import { SweepInputError } from "./errors.ts";
 import { SWEEP_METRIC_KEYS, sweepMetric } from "./metrics.ts";

@@ -88,13 +88,12 @@ describe("Producer arrivals: uniform", () => {
     expect(new Set(gaps(out))).toEqual(new Set([1000]));
   });
 
-  // BUG (src/broker/Producer.ts:66 scheduleFrom): each gap is rounded to a whole µs on its own, so the
-  // rounding error accumulates: 30 000 msg/s (33.3 µs) gives 33 µs gaps, 30 303 msg/s; 300 000 msg/s
-  // gives 333 333 msg/s (+11 %), 600 000 gives 500 000 (−17 %), and anything above 1 000 000 msg/s
-  // (normalize accepts up to 10 000 000) is silently capped at 1 000 000. Poisson arrivals are biased
-  // the same way (−3 % at 300 000 msg/s, −12 % at 600 000). Fix: keep the arrival clock as an exact
-  // float (next = prevExact + gap) and round only the reported birth time, so gaps differ by at most
-  // 1 µs and the long-run rate is the configured one.
+  // Regression (fixed in src/client/Producer.ts scheduleFrom): each gap used to be rounded to a whole µs
+  // on its own, so the rounding error accumulated: 30 000 msg/s (33.3 µs) gave 33 µs gaps, 30 303 msg/s;
+  // 300 000 msg/s gave 333 333 msg/s (+11 %), 600 000 gave 500 000 (−17 %), and anything above
+  // 1 000 000 msg/s was capped at 1 000 000. The arrival clock is now an exact float (next = prevExact
+  // + gap) and only the reported birth time is rounded, so gaps differ by at most 1 µs and the long-run
+  // rate is the configured one.
   it("30 000 msg/s uniform gives 30 000 messages a second (gaps of 33 or 34 µs, rounding not accumulated)", () => {
     const { prod, out } = producer({ rate: 30_000, arrival: "uniform" });
     prod.advanceTo(2 * S);

@@ -1,11 +1,12 @@
 // The run summary: stable key names (they are the CI expectation grammar's vocabulary), nothing that
 // depends on the wall clock, numbers rounded to fixed precision so output is byte-stable.
+import { FLOW_KIND } from "../client/trace.ts";
+import type { Cluster } from "../model/Cluster.ts";
+import type { FaultRecord } from "../model/records.ts";
 import type { Histogram } from "../sim/Histogram.ts";
-import { FLOW_KIND } from "./kinds.ts";
 import type { GroupAccount } from "./accounting.ts";
-import { queueLabel, type Sampler } from "./Sampler.ts";
-import type { World } from "./World.ts";
-import type { FaultRecord } from "../faults/plan.ts";
+import type { Recorder } from "./Recorder.ts";
+import type { Sampler } from "./Sampler.ts";
 
 export interface LatencySummary {
   count: number;
@@ -88,39 +89,41 @@ function latency(h: Histogram): LatencySummary {
   };
 }
 
-export function buildSummary(w: World, sampler: Sampler, accounts: GroupAccount[], complete: boolean, stopReason: string, faults: FaultRecord[] = []): Summary {
-  const m = w.metrics;
+export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accounts: GroupAccount[], complete: boolean, stopReason: string, faults: FaultRecord[] = []): Summary {
+  const stats = cl.clientStats;
+  const routes = cl.routes;
   const final = sampler.gauges();
   const sum = (k: keyof GroupAccount) => accounts.reduce((a, g) => a + (g[k] as number), 0);
-  const simSec = w.sched.nowUs / 1e6;
-  const consumedOk = m.fates.reduce((a, f) => a + f.consumeOk, 0);
-  const fc = m.flowControl;
-  const p = m.pulls;
+  const nowUs = cl.sched.nowUs;
+  const simSec = nowUs / 1e6;
+  const consumedOk = rec.consumeOkTotal;
+  const fc = stats.flowControl;
   const seriesMax = (col: number[]) => col.reduce((a, v) => (v > a ? v : a), 0);
   const perQueue: Summary["perQueue"] = [];
-  for (const grp of w.model.groups) {
-    const subscribed = [...grp.subscriptions.map((s) => s.topic), w.retryTopic(grp.index)];
+  for (const grp of cl.model.groups) {
+    const subscribed = [...grp.subscriptions.map((s) => s.topic), routes.retryTopic(grp.index)];
     for (const topic of subscribed) {
-      for (const mq of w.topicQueues(topic)) {
-        const store = w.queues[mq]!;
+      for (const mq of routes.topicQueues(topic)) {
+        const route = routes.queues[mq]!;
+        const broker = cl.brokers[route.brokerIndex]!;
+        const q = broker.store.queue(mq);
         let owner: string | null = null;
         let next: number | null = null;
         let cached = 0;
-        for (const c of w.consumers) {
+        for (const c of cl.consumers) {
           if (c.group !== grp.index) continue;
-          const id = c.rebalance.pullRequestOf(mq);
-          if (id === undefined) continue;
-          const pr = w.pullRequests[id]!;
+          const pr = c.rebalance.pullRequestOf(mq);
+          if (pr === undefined) continue;
           owner = owner === null ? c.clientId : `${owner},${c.clientId}`;
           next = Math.max(next ?? -1, pr.nextOffset);
           cached += pr.pq.msgCount;
         }
-        const history = w.ownership.intervals(grp.index, mq);
+        const history = rec.ownership.intervals(grp.index, mq);
         perQueue.push({
-          group: grp.name, topic: store.topic, brokerName: store.brokerName, queueId: store.queueId, owner,
-          minOffset: store.minOffset, maxOffset: store.maxOffset,
-          committedOffset: w.brokers[store.brokerIndex]!.queryOffset(grp.index, mq), nextOffset: next, cached,
-          orphanSeconds: r3(w.ownership.orphanSeconds(grp.index, mq, w.sched.nowUs)),
+          group: grp.name, topic: route.topic, brokerName: route.brokerName, queueId: route.queueId, owner,
+          minOffset: q.minOffset, maxOffset: q.maxOffset,
+          committedOffset: broker.offsets.queryOffset(grp.index, mq), nextOffset: next, cached,
+          orphanSeconds: r3(rec.ownership.orphanSeconds(grp.index, mq, nowUs)),
           ownerHistory: history.map((iv) => ({
             clientId: iv.clientId, fromMs: Math.round(iv.fromUs / 1000), toMs: iv.toUs === null ? null : Math.round(iv.toUs / 1000), duplicates: iv.duplicates,
           })),
@@ -129,9 +132,9 @@ export function buildSummary(w: World, sampler: Sampler, accounts: GroupAccount[
     }
   }
   const assignment: Record<string, string[]> = {};
-  const perConsumer: Summary["perConsumer"] = w.consumers.map((c) => {
+  const perConsumer: Summary["perConsumer"] = cl.consumers.map((c) => {
     const pqs = c.rebalance.processQueues();
-    assignment[c.clientId] = pqs.map(([mq]) => queueLabel(w, mq));
+    assignment[c.clientId] = pqs.map(([mq]) => routes.label(mq));
     return {
       clientId: c.clientId,
       group: c.groupModel.name,
@@ -147,18 +150,18 @@ export function buildSummary(w: World, sampler: Sampler, accounts: GroupAccount[
   });
   const cols = sampler.series.columns;
   return {
-    scenario: w.model.name,
-    seed: w.model.seed,
-    profile: w.model.profile,
+    scenario: cl.model.name,
+    seed: cl.model.seed,
+    profile: cl.model.profile,
     complete,
     stopReason,
-    simulatedMs: Math.round(w.sched.nowUs / 1000),
-    events: w.sched.eventsRun,
-    traceHash: w.trace.hash(),
-    traceRecords: w.trace.count,
+    simulatedMs: Math.round(nowUs / 1000),
+    events: cl.sched.eventsRun,
+    traceHash: cl.trace.hash(),
+    traceRecords: cl.trace.count,
     messages: {
       produced: sum("produced"), filtered: sum("filtered"), consumed: sum("consumed"), duplicates: sum("duplicates"),
-      sentBack: m.sentBack, dlq: sum("dlq"), lost: sum("lost"), inFlight: sum("inFlight"), cached: sum("cached"),
+      sentBack: rec.sentBackTotal, dlq: sum("dlq"), lost: sum("lost"), inFlight: sum("inFlight"), cached: sum("cached"),
       retrying: sum("retrying"), unpulled: sum("unpulled"),
     },
     groups: accounts,
@@ -167,8 +170,8 @@ export function buildSummary(w: World, sampler: Sampler, accounts: GroupAccount[
       unpulled: { final: final.lagUnpulled, max: Math.max(final.lagUnpulled, sampler.max.lagUnpulled) },
     },
     cache: {
-      countPerQueueMax: Math.max(m.pqCountMax, sampler.max.cachedPerQueueMax),
-      bytesPerQueueMax: Math.max(m.pqBytesMax, sampler.max.cachedBytesPerQueueMax),
+      countPerQueueMax: Math.max(stats.pqCountMax, sampler.max.cachedPerQueueMax),
+      bytesPerQueueMax: Math.max(stats.pqBytesMax, sampler.max.cachedBytesPerQueueMax),
       countPerConsumerMax: sampler.max.cachedPerConsumerMax,
       bytesPerConsumerMax: sampler.max.cachedBytesPerConsumerMax,
     },
@@ -176,15 +179,15 @@ export function buildSummary(w: World, sampler: Sampler, accounts: GroupAccount[
       count: fc[FLOW_KIND.count]!, size: fc[FLOW_KIND.size]!, span: fc[FLOW_KIND.span]!, paused: fc[FLOW_KIND.paused]!,
       total: fc[0]! + fc[1]! + fc[2]! + fc[3]!,
     },
-    pulls: { ...p, total: m.pullsTotal },
+    pulls: { ...stats.pulls, total: stats.pullsTotal },
     throughput: {
       consumedPerSec: { mean: r3(simSec > 0 ? consumedOk / simSec : 0), max: seriesMax(cols.consumedPerSec) },
-      producedPerSec: { mean: r3(simSec > 0 ? m.producedTotal / simSec : 0), max: seriesMax(cols.producedPerSec) },
+      producedPerSec: { mean: r3(simSec > 0 ? rec.producedTotal / simSec : 0), max: seriesMax(cols.producedPerSec) },
     },
-    latency: { consumeWait: latency(m.consumeWait), consume: latency(m.consumeTime), endToEnd: latency(m.endToEnd) },
-    rebalances: w.consumers.reduce((a, c) => a + c.rebalance.runs, 0) + w.retiredRebalanceRuns,
-    rebalanceChanges: w.consumers.reduce((a, c) => a + c.rebalance.changes, 0) + w.retiredRebalanceChanges,
-    ownershipChanges: w.ownership.changes(),
+    latency: { consumeWait: latency(stats.consumeWait), consume: latency(stats.consumeTime), endToEnd: latency(rec.endToEnd) },
+    rebalances: cl.consumers.reduce((a, c) => a + c.rebalance.runs, 0) + cl.retiredRebalanceRuns,
+    rebalanceChanges: cl.consumers.reduce((a, c) => a + c.rebalance.changes, 0) + cl.retiredRebalanceChanges,
+    ownershipChanges: rec.ownership.changes(),
     orphanQueueSeconds: r3(perQueue.filter((q) => !q.topic.startsWith("%")).reduce((a, q) => a + q.orphanSeconds, 0)),
     faults,
     perQueue,

@@ -49,11 +49,14 @@ export class Producer {
 
   /** Produces every message born at or before `nowUs`. */
   advanceTo(nowUs: number): void {
-    while (this.nextArrivalUs <= nowUs) {
-      const bornUs = this.nextArrivalUs;
-      this.sink.appendProduced(this.selectQueue(), bornUs, this.body(), this.tag());
-      this.scheduleFrom(this.exactUs);
-    }
+    while (this.nextArrivalUs <= nowUs) this.produceNext();
+  }
+
+  /** Produces the next message (born at nextArrivalUs). */
+  produceNext(): void {
+    const bornUs = this.nextArrivalUs;
+    this.sink.appendProduced(this.selectQueue(), bornUs, this.body(), this.tag());
+    this.scheduleFrom(this.exactUs);
   }
 
   /**

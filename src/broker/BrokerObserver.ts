@@ -1,0 +1,30 @@
+// What a broker tells whoever keeps the run's books (the metrics layer): the fate-relevant moments of
+// messages. Observers only record; nothing they do may change what the broker does.
+
+export interface BrokerObserver {
+  /** A producer's message was stored at `offset` of a scenario topic's queue. */
+  messageStored(mq: number, offset: number, tag: number): void;
+  /** Retention or a truncation moved the queue's minOffset from `from` to `to`: those messages are gone. */
+  messagesDeleted(mq: number, from: number, to: number): void;
+  /** CONSUMER_SEND_MSG_BACK was accepted for a message of `group` (it goes to a retry or the DLQ). */
+  sentBack(group: number, originKey: number): void;
+  /** A sent-back message entered the retry chain of `group`. */
+  retrying(group: number, originKey: number): void;
+  /** A sent-back message went to %DLQ%<group>. */
+  deadLettered(group: number, originKey: number): void;
+  /** A sent-back message was discarded (retryQueueNums 0): it will never be consumed. */
+  discarded(group: number, originKey: number): void;
+  /** Messages of `mq` below `offset` are no longer stored (reclamation): nobody can read them again. */
+  storageReclaimed(mq: number, offset: number): void;
+}
+
+/** An observer that records nothing (unit tests that do not look at fates). */
+export const IGNORE_BROKER: BrokerObserver = {
+  messageStored() {},
+  messagesDeleted() {},
+  sentBack() {},
+  retrying() {},
+  deadLettered() {},
+  discarded() {},
+  storageReclaimed() {},
+};

@@ -1,0 +1,48 @@
+// ConsumerOffsetManager (spec §13.6): the committed offset of every (group, queue), and the copy last
+// flushed to disk every flushConsumerOffsetInterval — what a restarted broker comes back with.
+import type { Trace } from "../sim/Trace.ts";
+import type { BrokerTrace } from "./trace.ts";
+
+/** Offset table key of (group, global queue index). */
+export function offsetKey(group: number, mq: number): number {
+  return group * 1048576 + mq;
+}
+
+export class ConsumerOffsetManager {
+  private readonly offsets = new Map<number, number>();
+  private flushed = new Map<number, number>();
+
+  constructor(
+    private readonly trace: Trace,
+    private readonly T: BrokerTrace,
+  ) {}
+
+  /** commitOffset: by UPDATE_CONSUMER_OFFSET (viaPull 0) or a pull's piggy-backed offset (viaPull 1). */
+  commitOffset(group: number, mq: number, offset: number, viaPull: number, nowUs: number): void {
+    this.offsets.set(offsetKey(group, mq), offset);
+    this.trace.emit(this.T.offsetCommit, nowUs, mq, group, offset, viaPull);
+  }
+
+  /** queryOffset: the committed offset, −1 if none. */
+  queryOffset(group: number, mq: number): number {
+    return this.offsets.get(offsetKey(group, mq)) ?? -1;
+  }
+
+  /** persist(): the table as it is now is what a restart will find. */
+  flush(): void {
+    this.flushed = new Map(this.offsets);
+  }
+
+  /** Offsets committed since the last flush (lost if the broker crashes now). */
+  unflushedCount(): number {
+    let n = 0;
+    for (const [k, v] of this.offsets) if (this.flushed.get(k) !== v) n++;
+    return n;
+  }
+
+  /** A restarted broker loads the last flushed table. */
+  restore(): void {
+    this.offsets.clear();
+    for (const [k, v] of this.flushed) this.offsets.set(k, v);
+  }
+}

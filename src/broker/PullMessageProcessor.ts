@@ -1,0 +1,165 @@
+// PullMessageProcessor#processRequest (spec §13.1, §13.3, §13.5) with long polling (§13.4): a pull is
+// checked against the group's subscription, answered from the store, or held until a message arrives,
+// the hold time is up, or the hold service's periodic check finds something.
+import type { NodeContext } from "../net/Node.ts";
+import { ResponseCode, PullSysFlag } from "../protocol/codes.ts";
+import { PullMessageResponse, type PullMessageRequest } from "../protocol/commands.ts";
+import { Pool } from "../protocol/Pool.ts";
+import type { Routes } from "../protocol/routes.ts";
+import type { BrokerConfig } from "../scenario/defaults.ts";
+import type { ConsumerManager } from "./ConsumerManager.ts";
+import { offsetKey, type ConsumerOffsetManager } from "./ConsumerOffsetManager.ts";
+import { getMessage, GetMessageResult, GetMessageStatus, responseCodeOf, type GetMessageContext } from "./getMessage.ts";
+import type { MessageSource, MessageStore } from "./MessageStore.ts";
+import { BrokerPullRequest, PullRequestHoldService } from "./PullRequestHoldService.ts";
+import type { BrokerTrace } from "./trace.ts";
+import { clientSlot } from "../protocol/address.ts";
+
+export class PullMessageProcessor {
+  readonly hold: PullRequestHoldService;
+  /** offsetIllegal faults waiting for the next pull of (group, queue). */
+  readonly pendingOffsetMoved = new Map<number, number | "min" | "max">();
+  private readonly responses = new Pool(() => new PullMessageResponse());
+  private readonly result = new GetMessageResult(1024);
+  private readonly getCtx: GetMessageContext;
+
+  constructor(
+    private readonly ctx: NodeContext,
+    private readonly T: BrokerTrace,
+    private readonly routes: Routes,
+    private readonly config: BrokerConfig,
+    hotBytes: number,
+    profile: "4.9" | "5.x",
+    private readonly store: MessageStore,
+    private readonly source: MessageSource,
+    private readonly offsets: ConsumerOffsetManager,
+    private readonly consumers: ConsumerManager,
+  ) {
+    this.getCtx = { config, hotBytes, commitLogTail: 0, profile };
+    this.hold = new PullRequestHoldService(routes.queues.length, routes.topics.length);
+  }
+
+  /** A PULL_MESSAGE arrives: first processing, the broker may hold it. */
+  onPull(req: PullMessageRequest): void {
+    const p = this.hold.take();
+    p.req = req;
+    p.tagSet = req.subscription;
+    const now = this.ctx.nowUs;
+    this.source.advanceTo(now);
+    this.store.applyRetention(req.mq, now);
+    this.processRequest(p, true);
+  }
+
+  /** processRequest; `allowSuspend` is true on the first processing only. */
+  private processRequest(p: BrokerPullRequest, allowSuspend: boolean): void {
+    const req = p.req;
+    const q = this.store.queue(req.mq);
+    const topic = this.routes.topicOf(req.mq);
+    let code: number;
+    // With the SUBSCRIPTION bit the broker parses the request's expression and neither needs the
+    // group's heartbeat nor compares versions (§13.1 step 6).
+    const withSubscription = (req.sysFlag & PullSysFlag.FLAG_SUBSCRIPTION) !== 0;
+    const sub = withSubscription ? undefined : this.consumers.subscription(req.consumerGroup, topic);
+    const moved = this.pendingOffsetMoved.size > 0 ? this.pendingOffsetMoved.get(offsetKey(req.consumerGroup, req.mq)) : undefined;
+    let next = 0;
+    let min = 0;
+    let max = 0;
+    let found = false;
+    const r = this.result;
+    if (!withSubscription && sub === undefined) {
+      code = ResponseCode.SUBSCRIPTION_NOT_EXIST;
+    } else if (!withSubscription && sub!.subVersion < req.subVersion) {
+      code = ResponseCode.SUBSCRIPTION_NOT_LATEST;
+    } else if (moved !== undefined) {
+      // An injected offsetIllegal fault, answered like a 5.x server-side reset (§13.1 step 8).
+      this.pendingOffsetMoved.delete(offsetKey(req.consumerGroup, req.mq));
+      code = ResponseCode.PULL_OFFSET_MOVED;
+      next = moved === "min" ? q.minOffset : moved === "max" ? q.maxOffset : moved;
+      min = q.minOffset;
+      max = q.maxOffset;
+    } else {
+      if (!withSubscription) p.tagSet = sub!.tagSet;
+      this.getCtx.commitLogTail = this.store.commitLogTail;
+      getMessage(q, req.queueOffset, req.maxMsgNums, p.tagSet, this.getCtx, r);
+      code = responseCodeOf(r.status, req.queueOffset);
+      // tryCommitOffset (§13.5): only on the first processing, and only with the COMMIT_OFFSET bit.
+      if (allowSuspend && (req.sysFlag & PullSysFlag.FLAG_COMMIT_OFFSET) !== 0) {
+        this.offsets.commitOffset(req.consumerGroup, req.mq, req.commitOffset, 1, this.ctx.nowUs);
+      }
+      if (code === ResponseCode.PULL_NOT_FOUND && allowSuspend) {
+        this.suspend(p, topic);
+        return;
+      }
+      next = r.nextBeginOffset;
+      min = r.minOffset;
+      max = r.maxOffset;
+      found = r.status === GetMessageStatus.FOUND;
+    }
+    const resp = this.responses.take();
+    resp.code = code;
+    resp.nextBeginOffset = next;
+    resp.minOffset = min;
+    resp.maxOffset = max;
+    const msgs = resp.msgs;
+    msgs.count = 0;
+    if (found) {
+      msgs.reserve(r.count);
+      for (let i = 0; i < r.count; i++) q.copyTo(r.offsets[i]!, msgs, i);
+      msgs.count = r.count;
+    }
+    this.ctx.reply(req, resp);
+    this.hold.recycle(p);
+  }
+
+  /** PullRequestHoldService#suspendPullRequest. */
+  private suspend(p: BrokerPullRequest, topic: number): void {
+    const now = this.ctx.nowUs;
+    const cfg = this.config;
+    const req = p.req;
+    this.ctx.defer(req);
+    p.holdSinceUs = now;
+    p.holdTimeoutUs = (cfg.longPollingEnable ? req.suspendTimeoutMillis : cfg.shortPollingTimeMills) * 1000;
+    this.hold.hold(p, topic, this.store.queue(req.mq).maxOffset);
+    this.ctx.trace.emit(this.T.pullHeld, now, req.mq, clientSlot(req.from), req.queueOffset);
+    // Arrivals wake held pulls only with long polling on (§13.4); short polling waits for its tick.
+    if (cfg.longPollingEnable) this.source.wakeAtNextArrival(topic);
+  }
+
+  /**
+   * PullRequestHoldService#notifyMessageArriving: replays held requests that can now be answered —
+   * new messages past their offset that match their filter (tag null = periodic check, matches all) —
+   * or whose hold time is up; keeps the rest.
+   */
+  notifyMessageArriving(mq: number, maxOffset: number, tag: number | null): void {
+    const topic = this.routes.topicOf(mq);
+    const held = this.hold.takeHeld(mq, topic);
+    if (held === null) return;
+    const now = this.ctx.nowUs;
+    for (let i = 0; i < held.length; i++) {
+      const p = held[i]!;
+      const matches = tag === null || p.tagSet === null || p.tagSet.has(tag);
+      if ((maxOffset > p.req.queueOffset && matches) || now >= p.holdSinceUs + p.holdTimeoutUs) {
+        this.processRequest(p, false);
+      } else {
+        this.hold.hold(p, topic, this.store.queue(mq).maxOffset);
+        if (this.config.longPollingEnable) this.source.wakeAtNextArrival(topic);
+      }
+    }
+    this.hold.giveBack(held);
+  }
+
+  /** The reput thread's notice for a queue that got messages while held: one notify per new message. */
+  onArrived(mq: number): void {
+    const q = this.store.queue(mq);
+    let o = this.hold.takeArrived(mq);
+    for (; o < q.maxOffset && this.hold.heldCount(mq) > 0; o++) this.notifyMessageArriving(mq, o + 1, q.tag(o));
+    this.hold.setNotifiedUpTo(mq, q.maxOffset);
+  }
+
+  /** The hold service's periodic check (§13.4): every queue with a held request. */
+  checkHoldRequest(): void {
+    for (const mq of this.routes.queuesOf(this.store.broker)) {
+      if (this.hold.heldCount(mq) > 0) this.notifyMessageArriving(mq, this.store.queue(mq).maxOffset, null);
+    }
+  }
+}

@@ -1,0 +1,42 @@
+// What consumer instances tell whoever keeps the run's books (the metrics layer), and the counters they
+// keep for it. Observers only record; nothing they do may change what a consumer does.
+import { Histogram } from "../sim/Histogram.ts";
+
+export interface ClientObserver {
+  /** A listener call returned CONSUME_SUCCESS for the message at (mq, offset). */
+  consumed(group: number, mq: number, offset: number, originKey: number, originBornUs: number, consumerAddr: number, nowUs: number): void;
+  /** A ProcessQueue was created: the instance owns the queue from now on. */
+  queueOpened(group: number, mq: number, consumerAddr: number, clientId: string, nowUs: number): void;
+  /** A ProcessQueue was dropped (or its instance stopped). */
+  queueClosed(group: number, mq: number, consumerAddr: number, nowUs: number): void;
+  /** A rebalance changed the instance's assignment of a topic (a chart marker). */
+  assignmentChanged(nowUs: number, label: string): void;
+  /** An OFFSET_ILLEGAL fix moved the group's offset to `offset`: messages below it it had not settled are skipped. */
+  offsetSkipped(group: number, mq: number, offset: number): void;
+}
+
+export const IGNORE_CLIENT: ClientObserver = {
+  consumed() {},
+  queueOpened() {},
+  queueClosed() {},
+  assignmentChanged() {},
+  offsetSkipped() {},
+};
+
+/** Counters every consumer instance of a run adds to (one object per run). */
+export class ClientStats {
+  /** Flow-control events by kind: count, size, span, paused (FLOW_KIND order). */
+  readonly flowControl = new Float64Array(4);
+  readonly pulls = { found: 0, noNewMsg: 0, noMatchedMsg: 0, offsetIllegal: 0, exception: 0 };
+  /** Exact maxima of one ProcessQueue's cache, taken right after each put. */
+  pqCountMax = 0;
+  pqBytesMax = 0;
+  /** Time a consume task waited for a worker, and listener call durations, µs. */
+  readonly consumeWait = new Histogram();
+  readonly consumeTime = new Histogram();
+
+  get pullsTotal(): number {
+    const p = this.pulls;
+    return p.found + p.noNewMsg + p.noMatchedMsg + p.offsetIllegal + p.exception;
+  }
+}

@@ -1,0 +1,205 @@
+// PullMessageService (§1), DefaultMQPushConsumerImpl#pullMessage's checks (§2, §2.2) and PullCallback
+// (§4.3, §4.4) of one consumer instance: every PullRequest of the instance goes round this loop.
+import type { NodeContext } from "../net/Node.ts";
+import { PullSysFlag, ResponseCode } from "../protocol/codes.ts";
+import { PullMessageRequest, type PullMessageResponse } from "../protocol/commands.ts";
+import { Pool } from "../protocol/Pool.ts";
+import type { Routes } from "../protocol/routes.ts";
+import { CLIENT_CONSTANTS } from "../scenario/defaults.ts";
+import type { ClientObserver, ClientStats } from "./ClientObserver.ts";
+import type { PullRequest } from "./PullRequest.ts";
+import type { PushConsumer } from "./PushConsumer.ts";
+import { ClientTimer } from "./timers.ts";
+import { FLOW_KIND, LATER_REASON, type ClientTrace } from "./trace.ts";
+
+export class PullMessageService {
+  private readonly requests = new Pool(() => new PullMessageRequest());
+
+  constructor(
+    private readonly c: PushConsumer,
+    private readonly ctx: NodeContext,
+    private readonly T: ClientTrace,
+    private readonly routes: Routes,
+    private readonly stats: ClientStats,
+    private readonly observer: ClientObserver,
+  ) {}
+
+  /**
+   * The PullMessageService thread takes the request at once: pullMessage is cheap and non-blocking
+   * (§1), so it runs inline at the same virtual instant instead of through a zero-delay event.
+   */
+  executePullRequestImmediately(pr: PullRequest): void {
+    this.pullMessage(pr);
+  }
+
+  executePullRequestLater(pr: PullRequest, delayMs: number, reason: number): void {
+    this.ctx.trace.emit(this.T.pullLater, this.ctx.nowUs, pr.mq, this.c.index, delayMs, reason);
+    this.ctx.timer(delayMs * 1000, ClientTimer.PULL_DISPATCH, pr.id);
+  }
+
+  // ---------------------------------------------------------------- pullMessage (§2)
+
+  pullMessage(pr: PullRequest): void {
+    const c = this.c;
+    const pq = pr.pq;
+    const cfg = c.config;
+    if (pq.dropped) return pq.release(); // step 1: the request dies (and its cache's memory with it)
+    const now = this.ctx.nowUs;
+    pq.lastPullTimestampUs = now; // step 2
+    const exc = cfg.pullTimeDelayMillsWhenException;
+    if (c.state !== "RUNNING") return this.executePullRequestLater(pr, exc, LATER_REASON.notRunning);
+    if (c.paused) {
+      this.stats.flowControl[FLOW_KIND.paused]! += 1;
+      return this.executePullRequestLater(pr, CLIENT_CONSTANTS.PULL_TIME_DELAY_MILLS_WHEN_SUSPEND, LATER_REASON.paused);
+    }
+    const cachedCount = pq.msgCount;
+    const cachedMiB = pq.cachedMiB;
+    const fcDelay = CLIENT_CONSTANTS.PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL;
+    if (cachedCount > cfg.pullThresholdForQueue) {
+      c.queueFlowControlTimes++;
+      this.stats.flowControl[FLOW_KIND.count]! += 1;
+      this.ctx.trace.emit(this.T.flowControl, now, pr.mq, c.index, FLOW_KIND.count, cachedCount);
+      return this.executePullRequestLater(pr, fcDelay, LATER_REASON.flowControl);
+    }
+    if (cachedMiB > cfg.pullThresholdSizeForQueue) {
+      c.queueFlowControlTimes++;
+      this.stats.flowControl[FLOW_KIND.size]! += 1;
+      this.ctx.trace.emit(this.T.flowControl, now, pr.mq, c.index, FLOW_KIND.size, cachedMiB);
+      return this.executePullRequestLater(pr, fcDelay, LATER_REASON.flowControl);
+    }
+    // Concurrent consumption only (the orderly branch of step 9 arrives with orderly consumption).
+    const span = pq.getMaxSpan();
+    if (span > cfg.consumeConcurrentlyMaxSpan) {
+      c.queueMaxSpanFlowControlTimes++;
+      this.stats.flowControl[FLOW_KIND.span]! += 1;
+      this.ctx.trace.emit(this.T.flowControl, now, pr.mq, c.index, FLOW_KIND.span, span);
+      return this.executePullRequestLater(pr, fcDelay, LATER_REASON.flowControl);
+    }
+    const topic = this.routes.topicOf(pr.mq);
+    if (!c.isSubscribed(topic)) return this.executePullRequestLater(pr, exc, LATER_REASON.noSubscription);
+    this.pullKernelImpl(pr, topic);
+  }
+
+  /** PullAPIWrapper#pullKernelImpl (§2.2): build the header and send the async RPC. */
+  private pullKernelImpl(pr: PullRequest, topic: number): void {
+    const c = this.c;
+    const now = this.ctx.nowUs;
+    const broker = this.routes.brokerOf(pr.mq);
+    if (!this.ctx.canConnect(broker)) {
+      // Connection refused: pullKernelImpl throws synchronously (§2 step 11).
+      this.stats.pulls.exception++;
+      return this.executePullRequestLater(pr, c.config.pullTimeDelayMillsWhenException, LATER_REASON.exception);
+    }
+    const commit = c.offsetStore.readOffset(pr.mq);
+    const req = this.requests.take();
+    req.consumerGroup = c.group;
+    req.mq = pr.mq;
+    req.queueOffset = pr.nextOffset;
+    req.maxMsgNums = c.config.pullBatchSize;
+    // An in-memory offset of 0 is not piggy-backed (the COMMIT_OFFSET bit needs a value > 0).
+    req.commitOffset = commit > 0 ? commit : 0;
+    req.sysFlag = PullSysFlag.FLAG_SUSPEND | (commit > 0 ? PullSysFlag.FLAG_COMMIT_OFFSET : 0);
+    req.subVersion = c.subVersionOf(topic);
+    req.suspendTimeoutMillis = CLIENT_CONSTANTS.BROKER_SUSPEND_MAX_TIME_MILLIS;
+    req.subscription = null;
+    if (c.config.postSubscriptionWhenPull) {
+      req.sysFlag |= PullSysFlag.FLAG_SUBSCRIPTION;
+      req.subscription = c.tagSetOf(topic);
+    }
+    pr.reqOffset = pr.nextOffset;
+    pr.reqSentUs = now;
+    pr.inFlight = true;
+    this.ctx.trace.emit(this.T.pullSent, now, pr.mq, c.index, pr.reqOffset, commit > 0 ? commit : -1);
+    this.ctx.request(broker, req, CLIENT_CONSTANTS.CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND * 1000, pr.id);
+  }
+
+  // ---------------------------------------------------------------- PullCallback (§4)
+
+  /** The answer to a pull request's PULL_MESSAGE. */
+  onResponse(pr: PullRequest, resp: PullMessageResponse): void {
+    const code = resp.code;
+    pr.inFlight = false;
+    const answered = code === ResponseCode.SUCCESS || code === ResponseCode.PULL_NOT_FOUND || code === ResponseCode.PULL_RETRY_IMMEDIATELY || code === ResponseCode.PULL_OFFSET_MOVED;
+    this.ctx.trace.emit(this.T.pullResult, this.ctx.nowUs, pr.mq, this.c.index, code, answered ? resp.nextBeginOffset : -1);
+    const pulls = this.stats.pulls;
+    switch (code) {
+      case ResponseCode.SUCCESS:
+        pulls.found++;
+        return this.onFound(pr, resp);
+      case ResponseCode.PULL_NOT_FOUND:
+        pulls.noNewMsg++;
+        return this.onNoMessage(pr, resp.nextBeginOffset);
+      case ResponseCode.PULL_RETRY_IMMEDIATELY:
+        pulls.noMatchedMsg++;
+        return this.onNoMessage(pr, resp.nextBeginOffset);
+      case ResponseCode.PULL_OFFSET_MOVED:
+        pulls.offsetIllegal++;
+        return this.onOffsetIllegal(pr, resp.nextBeginOffset);
+      default:
+        // MQBrokerException → onException (§4.4).
+        pulls.exception++;
+        if (code === ResponseCode.FLOW_CONTROL) {
+          return this.executePullRequestLater(pr, CLIENT_CONSTANTS.PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL, LATER_REASON.brokerFlowControl);
+        }
+        return this.executePullRequestLater(pr, this.c.config.pullTimeDelayMillsWhenException, LATER_REASON.exception);
+    }
+  }
+
+  /** The request or its answer was lost, or the broker died with it: the RPC timed out (§4.4). */
+  onTimeout(pr: PullRequest): void {
+    pr.inFlight = false;
+    this.stats.pulls.exception++;
+    this.ctx.trace.emit(this.T.pullResult, this.ctx.nowUs, pr.mq, this.c.index, -1, -1);
+    this.executePullRequestLater(pr, this.c.config.pullTimeDelayMillsWhenException, LATER_REASON.exception);
+  }
+
+  private onFound(pr: PullRequest, resp: PullMessageResponse): void {
+    const c = this.c;
+    pr.nextOffset = resp.nextBeginOffset;
+    const msgs = resp.msgs;
+    if (msgs.count === 0) return this.executePullRequestImmediately(pr);
+    // No dropped check here (§4.3): a late response still fills a dead ProcessQueue.
+    const pq = pr.pq;
+    pq.putMessage(msgs, resp.maxOffset);
+    if (pq.msgCount > this.stats.pqCountMax) this.stats.pqCountMax = pq.msgCount;
+    if (pq.msgSize > this.stats.pqBytesMax) this.stats.pqBytesMax = pq.msgSize;
+    c.consumeService.submitConsumeRequest(msgs, pq, pr.mq);
+    if (c.config.pullInterval > 0) this.executePullRequestLater(pr, c.config.pullInterval, LATER_REASON.pullInterval);
+    else this.executePullRequestImmediately(pr);
+  }
+
+  /** NO_NEW_MSG and NO_MATCHED_MSG: move on, correctTagsOffset, pull again at once. */
+  private onNoMessage(pr: PullRequest, nextBeginOffset: number): void {
+    pr.nextOffset = nextBeginOffset;
+    if (pr.pq.msgCount === 0) this.c.updateOffset(pr.mq, pr.nextOffset, true);
+    this.executePullRequestImmediately(pr);
+  }
+
+  /** OFFSET_ILLEGAL (§4.3): drop the ProcessQueue; fix the offset now (5.2+) or after 10 s (4.9). */
+  private onOffsetIllegal(pr: PullRequest, nextBeginOffset: number): void {
+    pr.nextOffset = nextBeginOffset;
+    pr.pq.dropped = true;
+    const delayMs = this.c.profile === "5.x" ? 0 : CLIENT_CONSTANTS.OFFSET_ILLEGAL_FIX_DELAY_49;
+    this.ctx.timer(delayMs * 1000, ClientTimer.OFFSET_ILLEGAL_FIX, pr.id);
+  }
+
+  onOffsetIllegalFix(pr: PullRequest): void {
+    const c = this.c;
+    const fivex = c.profile === "5.x";
+    this.observer.offsetSkipped(c.group, pr.mq, pr.nextOffset);
+    if (fivex) c.offsetStore.updateAndFreezeOffset(pr.mq, pr.nextOffset);
+    else c.offsetStore.updateOffset(pr.mq, pr.nextOffset, false);
+    this.ctx.trace.emit(this.T.offsetUpdate, this.ctx.nowUs, pr.mq, c.index, pr.nextOffset, 0);
+    c.offsetStore.persist(pr.mq);
+    c.rebalance.removeProcessQueue(pr.mq, pr.pq);
+    pr.pq.release(); // this pull request is not re-enqueued: its loop ends here
+    if (fivex) c.rebalance.wakeup();
+  }
+
+  /** The answer or time-out of a pull reached an incarnation that is no longer alive: the pull ends. */
+  abandon(pr: PullRequest): void {
+    pr.inFlight = false;
+    pr.pq.release();
+  }
+}
+

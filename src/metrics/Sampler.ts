@@ -1,0 +1,166 @@
+// Samples the cluster into a time series and tracks run-wide maxima. An observer: it reads the model and
+// the recorder and changes nothing in the model (the run loop calls it between events, never as one), so
+// how often it samples cannot change what is simulated.
+import type { Cluster } from "../model/Cluster.ts";
+import { SERIES_COLUMNS, type SeriesColumn, type SeriesData } from "../scenario/vocabulary.ts";
+import { FLOW_KIND } from "../client/trace.ts";
+import type { Recorder } from "./Recorder.ts";
+
+export { SERIES_COLUMNS, type SeriesColumn };
+
+export interface TimeSeries extends SeriesData {
+  columns: Record<SeriesColumn, number[]>;
+  /** Per ordinary queue: label and cached messages per sample (Σ over every ProcessQueue of it). */
+  perQueue: { label: string; cached: number[] }[];
+  /** Per consumer instance (slot): client id, and per sample its cached bytes (its heap share), the
+   * ProcessQueues it holds, and its busy consume workers (pool saturation). */
+  perConsumer: { clientId: string; cachedBytes: number[]; queues: number[]; poolBusy: number[] }[];
+}
+
+/** Instantaneous figures, also used for the summary's final values. */
+export interface Gauges {
+  lagCommitted: number;
+  lagUnpulled: number;
+  cached: number;
+  cachedBytes: number;
+  cachedPerQueueMax: number;
+  cachedBytesPerQueueMax: number;
+  cachedPerConsumerMax: number;
+  cachedBytesPerConsumerMax: number;
+  poolQueued: number;
+  poolBusy: number;
+  queuesOwned: number;
+}
+
+export class Sampler {
+  readonly series: TimeSeries;
+  /** Run-wide maxima of the gauges (sampled). */
+  readonly max: Gauges = emptyGauges();
+  private lastUs = 0;
+  private lastProduced = 0;
+  private lastConsumed = 0;
+  private lastPulls = 0;
+  private readonly lastFlow = new Float64Array(4);
+  /** Ordinary queues (not retry / DLQ), in global order. */
+  private readonly ordinaryQueues: number[] = [];
+  private readonly nextOffsetMax: Float64Array;
+  private readonly cachedByQueue: Float64Array;
+
+  constructor(
+    private readonly cl: Cluster,
+    private readonly rec: Recorder,
+  ) {
+    const cols = {} as Record<SeriesColumn, number[]>;
+    for (const c of SERIES_COLUMNS) cols[c] = [];
+    for (const q of cl.routes.queues) if (cl.routes.isOrdinary(q.index)) this.ordinaryQueues.push(q.index);
+    this.series = {
+      columns: cols,
+      perQueue: this.ordinaryQueues.map((q) => ({ label: cl.routes.label(q), cached: [] })),
+      perConsumer: cl.consumers.map((c) => ({ clientId: c.clientId, cachedBytes: [], queues: [], poolBusy: [] })),
+    };
+    this.nextOffsetMax = new Float64Array(cl.model.groups.length * cl.routes.queues.length);
+    this.cachedByQueue = new Float64Array(cl.routes.queues.length);
+  }
+
+  /** Takes one sample at the current time. */
+  sample(): void {
+    const cl = this.cl;
+    const now = cl.sched.nowUs;
+    const g = this.gauges();
+    const stats = cl.clientStats;
+    const dtSec = Math.max(1e-9, (now - this.lastUs) / 1e6);
+    const cols = this.series.columns;
+    const consumedOk = this.rec.consumeOkTotal;
+    push(cols.tSec, now / 1e6);
+    push(cols.producedPerSec, (this.rec.producedTotal - this.lastProduced) / dtSec);
+    push(cols.consumedPerSec, (consumedOk - this.lastConsumed) / dtSec);
+    push(cols.pullsPerSec, (stats.pullsTotal - this.lastPulls) / dtSec);
+    push(cols.flowControlCountPerSec, (stats.flowControl[FLOW_KIND.count]! - this.lastFlow[0]!) / dtSec);
+    push(cols.flowControlSizePerSec, (stats.flowControl[FLOW_KIND.size]! - this.lastFlow[1]!) / dtSec);
+    push(cols.flowControlSpanPerSec, (stats.flowControl[FLOW_KIND.span]! - this.lastFlow[2]!) / dtSec);
+    push(cols.flowControlPausedPerSec, (stats.flowControl[FLOW_KIND.paused]! - this.lastFlow[3]!) / dtSec);
+    const e2e = this.rec.endToEndInterval;
+    push(cols.endToEndP50Ms, e2e.count > 0 ? e2e.quantile(0.5) / 1000 : 0);
+    push(cols.endToEndP99Ms, e2e.count > 0 ? e2e.quantile(0.99) / 1000 : 0);
+    this.rec.endToEnd.merge(e2e);
+    e2e.reset();
+    for (const k of Object.keys(g) as (keyof Gauges)[]) {
+      push(cols[k], g[k]);
+      if (g[k] > this.max[k]) this.max[k] = g[k];
+    }
+    this.ordinaryQueues.forEach((q, i) => this.series.perQueue[i]!.cached.push(this.cachedByQueue[q]!));
+    cl.consumers.forEach((c, i) => {
+      const row = this.series.perConsumer[i]!;
+      let bytes = 0;
+      for (const [, pq] of c.rebalance.processQueues()) bytes += pq.msgSize;
+      row.cachedBytes.push(bytes);
+      row.queues.push(c.rebalance.queueCount);
+      row.poolBusy.push(c.alive ? c.consumeService.busyWorkers : 0);
+    });
+    this.lastUs = now;
+    this.lastProduced = this.rec.producedTotal;
+    this.lastConsumed = consumedOk;
+    this.lastPulls = stats.pullsTotal;
+    this.lastFlow.set(stats.flowControl);
+  }
+
+  /** Current lags, caches and pool figures. */
+  gauges(): Gauges {
+    const cl = this.cl;
+    const out = emptyGauges();
+    const nQ = cl.routes.queues.length;
+    this.nextOffsetMax.fill(-1);
+    this.cachedByQueue.fill(0);
+    for (const c of cl.consumers) {
+      let count = 0;
+      let bytes = 0;
+      for (const [mq, pq] of c.rebalance.processQueues()) {
+        count += pq.msgCount;
+        bytes += pq.msgSize;
+        this.cachedByQueue[mq] = this.cachedByQueue[mq]! + pq.msgCount;
+        if (pq.msgCount > out.cachedPerQueueMax) out.cachedPerQueueMax = pq.msgCount;
+        if (pq.msgSize > out.cachedBytesPerQueueMax) out.cachedBytesPerQueueMax = pq.msgSize;
+        const pr = c.rebalance.pullRequestOf(mq);
+        if (pr !== undefined) {
+          const k = c.group * nQ + mq;
+          if (pr.nextOffset > this.nextOffsetMax[k]!) this.nextOffsetMax[k] = pr.nextOffset;
+        }
+        out.queuesOwned++;
+      }
+      out.cached += count;
+      out.cachedBytes += bytes;
+      if (count > out.cachedPerConsumerMax) out.cachedPerConsumerMax = count;
+      if (bytes > out.cachedBytesPerConsumerMax) out.cachedBytesPerConsumerMax = bytes;
+      // A crashed or stopped incarnation's workers are gone with it, whatever they were doing.
+      if (c.alive) {
+        out.poolQueued += c.consumeService.queueLength;
+        out.poolBusy += c.consumeService.busyWorkers;
+      }
+    }
+    for (const grp of cl.model.groups) {
+      for (const sub of grp.subscriptions) {
+        for (const mq of cl.routes.topicQueues(sub.topic)) {
+          const broker = cl.brokers[cl.routes.brokerOf(mq)]!;
+          const q = broker.store.queue(mq);
+          const committed = broker.offsets.queryOffset(grp.index, mq);
+          const base = committed >= 0 ? committed : q.minOffset;
+          out.lagCommitted += Math.max(0, q.maxOffset - base);
+          const next = this.nextOffsetMax[grp.index * nQ + mq]!;
+          out.lagUnpulled += Math.max(0, q.maxOffset - (next >= 0 ? next : base));
+        }
+      }
+    }
+    return out;
+  }
+}
+
+function emptyGauges(): Gauges {
+  return {
+    lagCommitted: 0, lagUnpulled: 0, cached: 0, cachedBytes: 0, cachedPerQueueMax: 0, cachedBytesPerQueueMax: 0,
+    cachedPerConsumerMax: 0, cachedBytesPerConsumerMax: 0, poolQueued: 0, poolBusy: 0, queuesOwned: 0,
+  };
+}
+
+function push(col: number[], v: number): void {
+  col.push(Math.round(v * 1000) / 1000);
+}

@@ -1,0 +1,131 @@
+// The topics' producers and how their messages reach the brokers. A send is not modelled as a network
+// round trip: a message is stored on its broker at its born time (its latency is part of the born time).
+// Production is lazy — `advanceTo(t)` stores every message born by t — so a backlogged run schedules no
+// event per produced message; brokers call it before they read or write their store, so nothing a
+// component sees depends on when it last ran. A broker holding a pull asks to be woken at the topic's
+// next arrival (`wakeAtNextArrival`): one event per arrival wakes every queue that got a message while
+// a pull was held on it, in the order the messages were stored.
+import type { Broker } from "../broker/Broker.ts";
+import type { MessageSource } from "../broker/MessageStore.ts";
+import { Producer } from "../client/Producer.ts";
+import type { Routes } from "../protocol/routes.ts";
+import type { Model } from "../scenario/types.ts";
+import type { Scheduler } from "../sim/Scheduler.ts";
+import type { RandomStreams } from "../sim/streams.ts";
+
+export class Producers implements MessageSource {
+  /** Per route topic; null for topics without producers (retry, DLQ, produce-less topics). */
+  readonly producers: (Producer | null)[] = [];
+  /** The producers that exist, in topic order. */
+  private readonly active: Producer[] = [];
+  /** Sends that found no writable broker for the topic (the producer gives up). */
+  produceFailed = 0;
+  private producedUntilUs = -1;
+  private readonly armed: boolean[] = [];
+  /** Queues that got a message while a pull was held on them, in storing order. */
+  private readonly arrived: number[] = [];
+  private readonly kindArrival: number;
+
+  constructor(
+    model: Model,
+    private readonly routes: Routes,
+    private readonly brokers: readonly Broker[],
+    private readonly sched: Scheduler,
+    streams: RandomStreams,
+  ) {
+    this.kindArrival = sched.defineKind("topicArrival", (topic) => this.onArrival(topic));
+    for (const t of routes.topics) {
+      this.armed.push(false);
+      const produce = t.modelTopic >= 0 ? model.topics[t.modelTopic]!.produce : null;
+      if (produce === null) {
+        this.producers.push(null);
+        continue;
+      }
+      const queues = t.queues;
+      const sink = { appendProduced: (q: number, bornUs: number, body: number, tag: number) => this.store(queues, q, bornUs, body, tag) };
+      const p = new Producer(produce, queues.length, sink, streams.get(`topic/${t.name}/arrival`), streams.get(`topic/${t.name}/attributes`), 0);
+      this.producers.push(p);
+      this.active.push(p);
+    }
+  }
+
+  /** Stores every topic's backlog: born as if the producer had run ahead at its initial rate (an hour if that is 0). */
+  seedBacklogs(model: Model): void {
+    for (const t of model.topics) {
+      const p = this.producers[t.index];
+      if (!p || !t.produce) continue;
+      const total = t.produce.backlog * this.routes.topicQueues(t.index).length;
+      const spanUs = t.produce.rate > 0 ? Math.round((total / t.produce.rate) * 1e6) : 3600e6;
+      p.seedBacklog(t.produce.backlog, 0, spanUs);
+    }
+  }
+
+  /**
+   * Stores every message born by `nowUs`, across topics in birth order (ties: topic order), so the
+   * commit log's order — which decides what is still in page cache — does not depend on when this
+   * last ran.
+   */
+  advanceTo(nowUs: number): void {
+    if (nowUs === this.producedUntilUs) return;
+    this.producedUntilUs = nowUs;
+    const ps = this.active;
+    if (ps.length === 1) {
+      ps[0]!.advanceTo(nowUs);
+      return;
+    }
+    for (;;) {
+      let next: Producer | null = null;
+      for (let i = 0; i < ps.length; i++) {
+        const p = ps[i]!;
+        if (p.nextArrivalUs <= nowUs && (next === null || p.nextArrivalUs < next.nextArrivalUs)) next = p;
+      }
+      if (next === null) return;
+      next.produceNext();
+    }
+  }
+
+  wakeAtNextArrival(topic: number): void {
+    if (this.armed[topic]) return;
+    const p = this.producers[topic];
+    if (!p || p.nextArrivalUs === Infinity) return;
+    this.armed[topic] = true;
+    this.sched.scheduleAt(Math.max(p.nextArrivalUs, this.sched.nowUs), this.kindArrival, topic);
+  }
+
+  /** A producer's send: the chosen queue's broker, or — if it refuses — the next queue of a broker that accepts. */
+  private store(queues: readonly number[], q: number, bornUs: number, bodyBytes: number, tag: number): void {
+    let mq = queues[q]!;
+    let broker = this.brokers[this.routes.brokerOf(mq)]!;
+    if (!broker.acceptsWrites()) {
+      mq = -1;
+      for (let k = 1; k < queues.length && mq < 0; k++) {
+        const cand = queues[(q + k) % queues.length]!;
+        broker = this.brokers[this.routes.brokerOf(cand)]!;
+        if (broker.acceptsWrites()) mq = cand;
+      }
+      if (mq < 0) {
+        this.produceFailed++;
+        return;
+      }
+    }
+    if (broker.putMessage(mq, bornUs, bodyBytes, tag)) this.arrived.push(mq);
+  }
+
+  /** The reput thread's notifyMessageArriving for each queue that got messages while held. */
+  private onArrival(topic: number): void {
+    this.armed[topic] = false;
+    this.advanceTo(this.sched.nowUs);
+    const arrived = this.arrived;
+    for (let i = 0; i < arrived.length; i++) {
+      const mq = arrived[i]!;
+      this.brokers[this.routes.brokerOf(mq)]!.processor.onArrived(mq);
+    }
+    arrived.length = 0;
+    for (let b = 0; b < this.brokers.length; b++) {
+      if (this.brokers[b]!.heldOnTopic(topic) > 0) {
+        this.wakeAtNextArrival(topic);
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,272 @@
+// The simulated remoting layer: carries records between nodes over the Network's links and fires nodes'
+// timers. Everything is tagged data on the kernel's heap, with no closure per event:
+//   DELIVER  a record arrives (target = in-flight slot; one kind per receiving side, so each call site
+//            into a node sees one class of node only)
+//   TIMEOUT  a request gets no answer (target = the asker, a = its cookie, b = its request code)
+//   TIMER    a node's timer (target = node address, a = timer code, b = argument)
+//
+// A request has exactly one outcome, decided when the network decides its fate: its answer arrives, or
+// its time-out fires `timeoutUs` after it was sent — when the request or the answer is lost, when the
+// answer would arrive after that deadline, when it reaches a broker that is down, or when the node
+// holding it dies (`drop`). So a round trip that succeeds costs two events and no bookkeeping, and no
+// answer reaches an asker after its time-out (RocketMQ drops a response whose future has expired). One
+// approximation: the outcome of a request its receiver defers (a held pull) is decided when the
+// receiver answers or drops it, so if that happens after the deadline the time-out fires then, late —
+// possible only when a request arrives more than (time-out − hold time) after it was sent. The request
+// record travels with its envelope (asker, cookie, sent time, time-out) and stays with the receiver
+// until it answers or drops it; oneway records are done once received.
+import { CLIENT_SLOT_SPAN, clientSlot, isClientAddr } from "../protocol/address.ts";
+import { Envelope, type Command } from "../protocol/commands.ts";
+import type { Scheduler } from "../sim/Scheduler.ts";
+import type { RandomStreams, Rng } from "../sim/streams.ts";
+import type { Trace } from "../sim/Trace.ts";
+import type { Network } from "./Network.ts";
+import type { Node, NodeContext } from "./Node.ts";
+
+export class Transport {
+  readonly kindDeliverBroker: number;
+  readonly kindDeliverClient: number;
+  readonly kindTimeout: number;
+  readonly kindTimerBroker: number;
+  readonly kindTimerClient: number;
+  /** Brokers by index; the current incarnation of each client slot; every incarnation by address. */
+  private readonly brokers: Node[] = [];
+  private readonly clients: Node[] = [];
+  private readonly clientAddrs: number[] = [];
+  private readonly incarnations = new Map<number, Node>();
+  /** Records on the wire: one slot per DELIVER event. */
+  private readonly inFlight: (Command | null)[] = [];
+  private readonly inFlightFree: number[] = [];
+
+  constructor(
+    private readonly sched: Scheduler,
+    readonly net: Network,
+    readonly trace: Trace,
+    private readonly streams: RandomStreams,
+  ) {
+    this.kindDeliverBroker = sched.defineKind("deliverToBroker", (slot) => {
+      const msg = this.arrive(slot);
+      if (msg !== null) this.received(msg, this.brokers[msg.to]!);
+    });
+    this.kindDeliverClient = sched.defineKind("deliverToClient", (slot) => {
+      const msg = this.arrive(slot);
+      if (msg === null) return;
+      const node = this.clientNode(msg.to);
+      if (msg.envelope === Envelope.RESPONSE) {
+        node.onResponse(msg.requestCode, msg.cookie, msg);
+        msg.release();
+      } else {
+        this.received(msg, node);
+      }
+    });
+    this.kindTimeout = sched.defineKind("rpcTimeout", (asker, cookie, code) => this.nodeOf(asker).onTimeout(code, cookie));
+    this.kindTimerBroker = sched.defineKind("brokerTimer", (addr, code, arg) => this.brokers[addr]!.onTimer(code, arg));
+    this.kindTimerClient = sched.defineKind("clientTimer", (addr, code, arg) => this.clientNode(addr).onTimer(code, arg));
+  }
+
+  // ---------------------------------------------------------------- nodes
+
+  /** The context a node at `addr` sees the world through (build the node with it, then attach it). */
+  context(addr: number): NodeContext {
+    return new TransportContext(this, this.sched, addr);
+  }
+
+  /** Registers the node at `addr`. A client's newest incarnation becomes its slot's current one. */
+  attach(addr: number, node: Node): void {
+    if (isClientAddr(addr)) {
+      const slot = clientSlot(addr);
+      this.clients[slot] = node;
+      this.clientAddrs[slot] = addr;
+      this.incarnations.set(addr, node);
+    } else {
+      this.brokers[addr] = node;
+    }
+  }
+
+  /** The node at `addr`, alive or not (a dead incarnation still receives what was addressed to it). */
+  nodeOf(addr: number): Node {
+    return isClientAddr(addr) ? this.clientNode(addr) : this.brokers[addr]!;
+  }
+
+  private clientNode(addr: number): Node {
+    const slot = addr % CLIENT_SLOT_SPAN;
+    return this.clientAddrs[slot] === addr ? this.clients[slot]! : this.incarnations.get(addr)!;
+  }
+
+  isDown(addr: number): boolean {
+    return addr < CLIENT_SLOT_SPAN && this.net.isBrokerDown(addr);
+  }
+
+  setBrokerDown(broker: number, down: boolean): void {
+    this.net.setBrokerDown(broker, down);
+  }
+
+  rng(label: string): Rng {
+    return this.streams.get(label);
+  }
+
+  // ---------------------------------------------------------------- sending
+
+  /** A oneway record; returns false if the network lost it. */
+  send(from: number, to: number, msg: Command): boolean {
+    msg.envelope = Envelope.ONEWAY;
+    const t = this.arrivalUs(from, to);
+    if (t < 0) {
+      msg.release();
+      return false;
+    }
+    this.carry(t, msg, from, to);
+    return true;
+  }
+
+  request(from: number, to: number, msg: Command, timeoutUs: number, cookie: number): void {
+    msg.envelope = Envelope.REQUEST;
+    msg.cookie = cookie;
+    msg.sentUs = this.sched.nowUs;
+    msg.timeoutUs = timeoutUs;
+    const t = this.arrivalUs(from, to);
+    if (t < 0) {
+      msg.from = from;
+      this.fail(msg);
+    } else {
+      this.carry(t, msg, from, to);
+    }
+  }
+
+  /** The receiver of `req` answers it; the request record is done. */
+  reply(req: Command, response: Command): void {
+    this.assertAwaiting(req, "reply to");
+    const asker = req.from;
+    const t = this.arrivalUs(req.to, asker);
+    if (t < 0 || t > req.sentUs + req.timeoutUs) {
+      // Lost, or too late: the asker's future has expired by then and the answer is discarded.
+      response.release();
+      this.fail(req);
+      return;
+    }
+    response.envelope = Envelope.RESPONSE;
+    response.requestCode = req.code;
+    response.cookie = req.cookie;
+    this.carry(t, response, req.to, asker);
+    req.envelope = Envelope.DONE;
+    req.release();
+  }
+
+  /** The receiver of `req` will never answer it (it died holding it): the asker's time-out fires. */
+  drop(req: Command): void {
+    this.assertAwaiting(req, "drop");
+    this.fail(req);
+  }
+
+  private assertAwaiting(req: Command, what: string): void {
+    if (req.envelope !== Envelope.DELIVERED && req.envelope !== Envelope.DEFERRED) {
+      throw new Error(`${what} a record that is not a request awaiting an answer (code ${req.code})`);
+    }
+  }
+
+  /** Delivery time of a record sent now from → to, or −1 if the network loses it. */
+  private arrivalUs(from: number, to: number): number {
+    return from >= CLIENT_SLOT_SPAN
+      ? this.net.upAt(this.sched.nowUs, from % CLIENT_SLOT_SPAN, to)
+      : this.net.downAt(this.sched.nowUs, to % CLIENT_SLOT_SPAN, from);
+  }
+
+  private carry(atUs: number, msg: Command, from: number, to: number): void {
+    msg.from = from;
+    msg.to = to;
+    const i = this.inFlightFree.length > 0 ? this.inFlightFree.pop()! : this.inFlight.length;
+    this.inFlight[i] = msg;
+    this.sched.scheduleAt(atUs, to < CLIENT_SLOT_SPAN ? this.kindDeliverBroker : this.kindDeliverClient, i);
+  }
+
+  /** The request gets no answer: its asker's time-out fires `timeoutUs` after it was sent. */
+  private fail(req: Command): void {
+    const at = Math.max(this.sched.nowUs, req.sentUs + req.timeoutUs);
+    this.sched.scheduleAt(at, this.kindTimeout, req.from, req.cookie, req.code);
+    req.envelope = Envelope.DONE;
+    req.release();
+  }
+
+  // ---------------------------------------------------------------- arrivals
+
+  /** A record arrives; null when it is dropped (anything for a broker that is down: a request to it fails). */
+  private arrive(i: number): Command | null {
+    const msg = this.inFlight[i]!;
+    this.inFlight[i] = null;
+    this.inFlightFree.push(i);
+    if (msg.to < CLIENT_SLOT_SPAN && this.net.isBrokerDown(msg.to)) {
+      // The process is gone: nobody reads the record, nobody will answer it.
+      if (msg.envelope === Envelope.REQUEST) this.fail(msg);
+      else msg.release();
+      return null;
+    }
+    return msg;
+  }
+
+  /** Hands a oneway record or a request to its receiver; a request must be answered, deferred or dropped. */
+  private received(msg: Command, node: Node): void {
+    if (msg.envelope === Envelope.ONEWAY) {
+      node.receive(msg);
+      msg.release();
+      return;
+    }
+    msg.envelope = Envelope.DELIVERED;
+    node.receive(msg);
+    if (msg.envelope === Envelope.DELIVERED) {
+      throw new Error(`node ${msg.to} neither answered nor deferred request code ${msg.code} from ${msg.from}`);
+    }
+  }
+}
+
+/** A node's view of the transport: every call is made "from" the node's own address. */
+class TransportContext implements NodeContext {
+  private readonly timerKind: number;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly sched: Scheduler,
+    readonly addr: number,
+  ) {
+    this.timerKind = isClientAddr(addr) ? transport.kindTimerClient : transport.kindTimerBroker;
+  }
+
+  get nowUs(): number {
+    return this.sched.nowUs;
+  }
+  get trace(): Trace {
+    return this.transport.trace;
+  }
+  timer(delayUs: number, code: number, arg = 0): number {
+    return this.sched.scheduleAt(this.sched.nowUs + delayUs, this.timerKind, this.addr, code, arg);
+  }
+  timerAt(atUs: number, code: number, arg = 0): number {
+    return this.sched.scheduleAt(atUs, this.timerKind, this.addr, code, arg);
+  }
+  cancelTimer(id: number): void {
+    this.sched.cancel(id);
+  }
+  send(to: number, msg: Command): void {
+    this.transport.send(this.addr, to, msg);
+  }
+  sendChecked(to: number, msg: Command): boolean {
+    return this.transport.send(this.addr, to, msg);
+  }
+  request(to: number, msg: Command, timeoutUs: number, cookie: number): void {
+    this.transport.request(this.addr, to, msg, timeoutUs, cookie);
+  }
+  reply(request: Command, response: Command): void {
+    this.transport.reply(request, response);
+  }
+  defer(request: Command): void {
+    request.envelope = Envelope.DEFERRED;
+  }
+  drop(request: Command): void {
+    this.transport.drop(request);
+  }
+  canConnect(to: number): boolean {
+    return !this.transport.isDown(to);
+  }
+  rng(label: string): Rng {
+    return this.transport.rng(label);
+  }
+}

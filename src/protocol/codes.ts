@@ -1,0 +1,46 @@
+// The remoting vocabulary broker and client share: request codes, response codes and the pull request's
+// sysFlag bits, with RocketMQ's names and numbers (CM/protocol/RequestCode.java, ResponseCode.java,
+// CM/sysflag/PullSysFlag.java; spec §2.2, §4.1).
+
+/** RequestCode: what a request asks for. Only the codes the model exchanges are listed. */
+export const enum RequestCode {
+  PULL_MESSAGE = 11,
+  QUERY_CONSUMER_OFFSET = 14,
+  UPDATE_CONSUMER_OFFSET = 15,
+  HEART_BEAT = 34,
+  UNREGISTER_CLIENT = 35,
+  CONSUMER_SEND_MSG_BACK = 36,
+  GET_CONSUMER_LIST_BY_GROUP = 38,
+  NOTIFY_CONSUMER_IDS_CHANGED = 40,
+  LOCK_BATCH_MQ = 41,
+  UNLOCK_BATCH_MQ = 42,
+  /**
+   * Not a RocketMQ request: the network layer telling a broker that a client's TCP connection closed
+   * (Netty's channelInactive, which ClientHousekeepingService handles like UNREGISTER_CLIENT, §13.8).
+   */
+  CHANNEL_CLOSED = -1,
+}
+
+/** ResponseCode: the outcome a response carries (spec §4.1, §13.3). */
+export const enum ResponseCode {
+  SUCCESS = 0,
+  SYSTEM_ERROR = 1,
+  SYSTEM_BUSY = 2,
+  TOPIC_NOT_EXIST = 17,
+  PULL_NOT_FOUND = 19,
+  PULL_RETRY_IMMEDIATELY = 20,
+  PULL_OFFSET_MOVED = 21,
+  QUERY_NOT_FOUND = 22,
+  SUBSCRIPTION_NOT_EXIST = 24,
+  SUBSCRIPTION_NOT_LATEST = 25,
+  INVALID_PARAMETER = 31,
+  FLOW_CONTROL = 215,
+}
+
+/** PullSysFlag bits of PULL_MESSAGE's header (spec §2.2). */
+export const PullSysFlag = {
+  FLAG_COMMIT_OFFSET: 0x1,
+  FLAG_SUSPEND: 0x2,
+  FLAG_SUBSCRIPTION: 0x4,
+  FLAG_CLASS_FILTER: 0x8,
+} as const;
