@@ -11,6 +11,7 @@ import { toJUnitXml, type CheckSuite } from "../checks/junit.ts";
 import type { CliEnv } from "./env.ts";
 import { BadInputError, EXIT, inFile } from "./errors.ts";
 import { readJsonFile } from "./readJson.ts";
+import { parseCheckEvery } from "./overrides.ts";
 import type { RunOutput } from "./computeRun.ts";
 
 export interface CheckOptions {
@@ -26,7 +27,12 @@ export interface CheckOptions {
   determinism: boolean;
   workers?: number;
   json: boolean;
+  /** --check-every: invariant and conservation checks during each run (default 10s of virtual time). */
+  checkEvery?: string;
 }
+
+/** How often `check` runs the invariant and conservation checks unless told otherwise. */
+export const CHECK_EVERY_DEFAULT = "10s";
 
 /** One run to do: a scenario file under one seed (twice with --determinism). */
 interface Job {
@@ -54,6 +60,7 @@ export async function checkCommand(options: CheckOptions, env: CliEnv): Promise<
     throw new BadInputError("--seeds", `must be a whole number from 1 to 1000, got ${options.seeds}`);
   }
   const { tolerance, overrides } = toleranceOptions(options.tolerance, options.toleranceFor);
+  const checkEveryUs = parseCheckEvery(options.checkEvery ?? CHECK_EVERY_DEFAULT);
   // Read and validate everything first: bad input stops the check before any run.
   const jobs: Job[] = [];
   for (const file of files) {
@@ -71,7 +78,7 @@ export async function checkCommand(options: CheckOptions, env: CliEnv): Promise<
   const pool = env.pool?.(workers);
   let outputs;
   try {
-    outputs = await runPool(runs, workers, { ...env, engine: pool?.engine ?? env.engine });
+    outputs = await runPool(runs, workers, checkEveryUs, { ...env, engine: pool?.engine ?? env.engine });
   } finally {
     await pool?.close();
   }
@@ -118,7 +125,7 @@ export async function collectScenarioFiles(targets: readonly string[], env: Pick
 }
 
 /** Runs jobs on up to `workers` engines at once; results come back in job order. */
-async function runPool(jobs: readonly Job[], workers: number, env: CliEnv): Promise<{ summary: Summary | null; error: string | null; wallMs: number }[]> {
+async function runPool(jobs: readonly Job[], workers: number, checkEveryUs: number, env: CliEnv): Promise<{ summary: Summary | null; error: string | null; wallMs: number }[]> {
   const results: { summary: Summary | null; error: string | null; wallMs: number }[] = new Array(jobs.length);
   let next = 0;
   const startedAt = env.now().toISOString();
@@ -129,7 +136,7 @@ async function runPool(jobs: readonly Job[], workers: number, env: CliEnv): Prom
       const job = jobs[i]!;
       const scenario = { ...job.raw, seed: job.seed };
       try {
-        const out: RunOutput = await env.engine({ scenario, trace: false, charts: false, report: false, startedAt }, () => {}).done;
+        const out: RunOutput = await env.engine({ scenario, trace: false, charts: false, report: false, startedAt, ...(checkEveryUs > 0 ? { checkEveryUs } : {}) }, () => {}).done;
         results[i] = { summary: out.summary, error: null, wallMs: out.run.wallMs };
       } catch (error) {
         results[i] = { summary: null, error: error instanceof Error ? error.message : String(error), wallMs: 0 };

@@ -8,7 +8,7 @@ import { BadInputError, EXIT, reportError } from "./errors.ts";
 import { DEFAULT_SCENARIO_DIR, listCommand } from "./listCommand.ts";
 import { DEFAULT_SCENARIO, runCommand, type RunOptions } from "./runCommand.ts";
 import { validateCommand } from "./validateCommand.ts";
-import { checkCommand } from "./checkCommand.ts";
+import { CHECK_EVERY_DEFAULT, checkCommand } from "./checkCommand.ts";
 import { compareCommand } from "./compareCommand.ts";
 import { mergeCommand, sweepCommand } from "./sweepCommand.ts";
 
@@ -108,6 +108,7 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
     .option("--no-charts", "skip the PNG charts (faster; report.html then has no images)")
     .option("--trace", "also write trace.jsonl: every trace record, one JSON object per line")
     .option("--progress", "show progress on stderr even when stderr is not a terminal (one line every 5 s)")
+    .option("--check-every <d>", "also run the invariant and conservation checks every <d> of virtual time, e.g. 10s (default: only at the end)")
     .addHelpText("after", RUN_HELP + "\n" + EXIT_HELP)
     .action(async (scenario: string, opts: Partial<Omit<RunOptions, "scenario">>) => {
       const options: RunOptions = {
@@ -121,6 +122,7 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
         ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
         ...(opts.out !== undefined ? { out: opts.out } : {}),
         ...(opts.duration !== undefined ? { duration: opts.duration } : {}),
+        ...(opts.checkEvery !== undefined ? { checkEvery: opts.checkEvery } : {}),
       };
       result.code = await runCommand(options, env);
     });
@@ -138,6 +140,7 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
     .option("--determinism", "run each scenario twice and fail if the trace hashes or summaries differ")
     .option("--workers <n>", "worker threads (default: the number of cores)")
     .option("--json", "print the results as JSON")
+    .option("--check-every <d>", "run the invariant and conservation checks every <d> of virtual time during each run; 0: only at the end", CHECK_EVERY_DEFAULT)
     .addHelpText("after", CHECK_HELP + "\n" + EXIT_HELP)
     .action(async (paths: string[], opts: Record<string, unknown>) => {
       result.code = await checkCommand({
@@ -148,6 +151,7 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
         updateBaseline: opts.updateBaseline === true,
         determinism: opts.determinism === true,
         json: opts.json === true,
+        checkEvery: String(opts.checkEvery),
         ...(opts.junit !== undefined ? { junit: String(opts.junit) } : {}),
         ...(opts.baseline !== undefined ? { baseline: String(opts.baseline) } : {}),
         ...(opts.workers !== undefined ? { workers: parseWorkers(String(opts.workers)) } : {}),

@@ -1,5 +1,5 @@
-// Command-line options that override a scenario's own values: --seed and --duration. (--set edits
-// go through src/scenario/overrides.ts.)
+// Command-line options that override a scenario's own values (--seed, --duration) or say how to run it
+// (--check-every). (--set edits go through src/scenario/overrides.ts.)
 import { parseDurationUs } from "../scenario/units.ts";
 import { InputError } from "../scenario/errors.ts";
 import { BadInputError } from "./errors.ts";
@@ -22,4 +22,19 @@ export function parseDurationOption(text: string): string {
     throw error;
   }
   return text;
+}
+
+/**
+ * --check-every: how often the invariant and conservation checks run during a run, as a duration of
+ * virtual time ("10s"); "0" runs them only at the end. Returns µs.
+ */
+export function parseCheckEvery(text: string): number {
+  try {
+    const us = text.trim() === "0" ? 0 : parseDurationUs(text, "--check-every");
+    if (us < 0) throw new BadInputError("--check-every", "must be 0 (only at the end) or a duration such as 10s");
+    return us;
+  } catch (error) {
+    if (error instanceof InputError) throw new BadInputError("--check-every", error.reason);
+    throw error;
+  }
 }

@@ -7,7 +7,7 @@ import { InputError } from "../scenario/errors.ts";
 import type { RunOutput, RunRequest } from "./computeRun.ts";
 import type { CliEnv } from "./env.ts";
 import { EXIT, inFile } from "./errors.ts";
-import { parseDurationOption, parseSeed } from "./overrides.ts";
+import { parseCheckEvery, parseDurationOption, parseSeed } from "./overrides.ts";
 import { progressMode, progressView } from "./progress.ts";
 import { readJsonFile } from "./readJson.ts";
 import { formatRunTable } from "./summaryTable.ts";
@@ -28,6 +28,8 @@ export interface RunOptions {
   trace: boolean;
   /** Print progress lines even when stderr is not a terminal. */
   progress: boolean;
+  /** --check-every: invariant and conservation checks during the run (default: at the end only). */
+  checkEvery?: string;
 }
 
 /** A validated run: what the engine gets and where its report goes. */
@@ -59,7 +61,9 @@ export function planRun(options: RunOptions, raw: unknown, cwd: string, startedA
     throw inFile(options.scenario, blameSet(error, sets));
   }
   const outDir = resolve(cwd, options.out ?? `reports/${name}`);
-  return { request: { scenario, trace: options.trace, charts: options.charts, startedAt }, scenarioName: name, outDir };
+  const checkEveryUs = options.checkEvery === undefined ? 0 : parseCheckEvery(options.checkEvery);
+  const request: RunRequest = { scenario, trace: options.trace, charts: options.charts, startedAt, ...(checkEveryUs > 0 ? { checkEveryUs } : {}) };
+  return { request, scenarioName: name, outDir };
 }
 
 /** Points a validation error at the --set that supplied the bad value, if one did. */
