@@ -72,27 +72,27 @@ export class Trace {
    */
   emit(type: number, tUs: number, f0 = 0, f1 = 0, f2 = 0, f3 = 0): void {
     if (!(type >= 0 && type < this.typeNames.length)) throw new RangeError(`trace: unknown record type ${type}`);
-    // Low words go through lane 1 and high words through lane 2; each step is a bijection of the
-    // lane for a fixed word and of the word for a fixed lane, so two records differing in a single
-    // field always leave different lanes, and the cross-add below spreads that to both halves.
-    // x >>> 0 is x mod 2^32 exactly for any safe integer, and (x − lo) / 2^32 its high word.
-    let h1 = step1(this.h1, type);
+    // Low words go through lane 1 and high words through lane 2 (x >>> 0 is x mod 2^32 exactly for
+    // any safe integer, and (x − lo) / 2^32 its high word). Each step is a bijection of the lane for a
+    // fixed word and of the word for a fixed lane, so two records differing in a single field always
+    // leave different lanes; the cross-add below spreads that to both halves, and hash() finalises.
+    let h1 = mix1(this.h1, type);
     let h2 = this.h2;
     let w = tUs >>> 0;
-    h1 = step1(h1, w);
-    h2 = step2(h2, (tUs - w) / TWO_POW_32);
+    h1 = mix1(h1, w);
+    h2 = mix2(h2, (tUs - w) / TWO_POW_32);
     w = f0 >>> 0;
-    h1 = step1(h1, w);
-    h2 = step2(h2, (f0 - w) / TWO_POW_32);
+    h1 = mix1(h1, w);
+    h2 = mix2(h2, (f0 - w) / TWO_POW_32);
     w = f1 >>> 0;
-    h1 = step1(h1, w);
-    h2 = step2(h2, (f1 - w) / TWO_POW_32);
+    h1 = mix1(h1, w);
+    h2 = mix2(h2, (f1 - w) / TWO_POW_32);
     w = f2 >>> 0;
-    h1 = step1(h1, w);
-    h2 = step2(h2, (f2 - w) / TWO_POW_32);
+    h1 = mix1(h1, w);
+    h2 = mix2(h2, (f2 - w) / TWO_POW_32);
     w = f3 >>> 0;
-    h1 = step1(h1, w);
-    h2 = step2(h2, (f3 - w) / TWO_POW_32);
+    h1 = mix1(h1, w);
+    h2 = mix2(h2, (f3 - w) / TWO_POW_32);
     this.h1 = (h1 + h2) | 0;
     this.h2 = (h2 + this.h1) | 0;
     this.count++;
@@ -139,20 +139,15 @@ export class Trace {
   }
 }
 
-function step1(h: number, k: number): number {
-  k = Math.imul(k, 0xcc9e2d51);
-  k = (k << 15) | (k >>> 17);
-  h ^= Math.imul(k, 0x1b873593);
+/** One word into lane 1: xor, rotate, multiply by an odd constant, add — a bijection in either input. */
+function mix1(h: number, k: number): number {
+  h ^= k;
   h = (h << 13) | (h >>> 19);
-  return (Math.imul(h, 5) + 0xe6546b64) | 0;
+  return (Math.imul(h, 0x9e3779b1) + 0x7f4a7c15) | 0;
 }
 
-function step2(h: number, k: number): number {
-  k = Math.imul(k, 0x239b961b);
-  k = (k << 16) | (k >>> 16);
-  h ^= Math.imul(k, 0xab0e9789);
+function mix2(h: number, k: number): number {
+  h ^= k;
   h = (h << 17) | (h >>> 15);
-  return (Math.imul(h, 3) + 0x38b34ae5) | 0;
+  return (Math.imul(h, 0x85ebca77) + 0x165667b1) | 0;
 }
-
-
