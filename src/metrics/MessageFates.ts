@@ -10,7 +10,7 @@ import type { Model } from "../scenario/types.ts";
 import type { GroupFates } from "./Recorder.ts";
 
 export const FATE_COUNT_MASK = 0x1f; // successful consumes, saturating at 31
-export const FATE_RETRYING = 0x20; // sent back: its fate follows its retry copies
+export const FATE_RETRYING = 0x20; // sent back at least once: copies of it may be in the retry chain
 export const FATE_LOST = 0x40; // deleted by retention (or skipped by an offset reset) while unconsumed
 export const FATE_DLQ = 0x80; // ended in %DLQ%<group>
 export const FATE_FILTERED = 0x100; // the group's tag filter excludes it: never delivered
@@ -55,8 +55,9 @@ export class FateColumn {
   }
 
   /**
-   * Frees whole chunks below `limit` whose messages are all resolved; `keep` receives those still in
-   * the retry chain.
+   * Frees whole chunks below `limit` whose messages are all resolved; `keep` receives every message
+   * that was ever sent back: a copy of it may still be consumed, and that consumption must find its
+   * fate (first success, or a duplicate, or the undoing of a DLQ verdict).
    */
   compact(limit: number, keep: (offset: number, fate: number) => void): void {
     let o = this.resolvedUpTo;
@@ -67,7 +68,7 @@ export class FateColumn {
     const end = (this.base + drop) << CHUNK_BITS;
     for (let x = this.min; x < end; x++) {
       const fate = this.get(x);
-      if ((fate & FATE_RETRYING) !== 0 && (fate & (FATE_COUNT_MASK | FATE_DLQ)) === 0) keep(x, fate);
+      if ((fate & FATE_RETRYING) !== 0) keep(x, fate);
     }
     this.chunks.splice(0, drop);
     this.base += drop;
@@ -161,11 +162,12 @@ export class MessageFates {
     return count > 0;
   }
 
-  /** Sent back: its fate now follows its retry copies. */
+  /** Sent back: its fate now follows its retry copies (until one of them is consumed). */
   markRetrying(group: number, originKey: number): void {
-    const fate = this.fate(group, originKey);
-    if (fate & FATE_COUNT_MASK) return;
-    this.write(group, originKey, fate | FATE_RETRYING);
+    // Set even on a message already consumed (a duplicate delivery that failed): its copies' fate
+    // still needs this message's bits once its chunk is freed. Accounting reads RETRYING only on
+    // messages not yet consumed.
+    this.write(group, originKey, this.fate(group, originKey) | FATE_RETRYING);
   }
 
   /** The broker discarded a sent-back message (retryQueueNums 0): it counts as lost. */
