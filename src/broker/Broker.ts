@@ -4,6 +4,7 @@
 // restart. It owns its store, offsets, registry and schedule service; everything it learns of clients
 // comes in a message, everything it tells them goes out as one.
 import type { Node, NodeContext } from "../net/Node.ts";
+import type { Trace } from "../sim/Trace.ts";
 import { RequestCode, ResponseCode } from "../protocol/codes.ts";
 import {
   Envelope, NotifyConsumerIdsChangedRequest, QueryConsumerOffsetResponse, SimpleResponse, GetConsumerListResponse,
@@ -36,6 +37,8 @@ export const enum BrokerTimer {
 }
 
 export class Broker implements Node {
+  /** The context's trace, kept at hand: it is written on every step. */
+  private readonly trace: Trace;
   readonly T: BrokerTrace;
   readonly store: MessageStore;
   readonly offsets: ConsumerOffsetManager;
@@ -55,6 +58,7 @@ export class Broker implements Node {
     private readonly source: MessageSource,
     private readonly observer: BrokerObserver,
   ) {
+    this.trace = ctx.trace;
     this.T = defineBrokerTrace(ctx.trace);
     this.store = new MessageStore(routes, model.index, model.hotBytes, observer, ctx.trace, this.T);
     this.offsets = new ConsumerOffsetManager(ctx.trace, this.T);
@@ -184,7 +188,7 @@ export class Broker implements Node {
   private scanNotActiveChannel(): void {
     const now = this.ctx.nowUs;
     this.consumers.scanNotActive(now, this.model.config.channelExpiredTimeout * 1000, (addr) => {
-      this.ctx.trace.emit(this.T.channelExpired, now, this.index, addr);
+      this.trace.emit(this.T.channelExpired, now, this.index, addr);
     });
   }
 
@@ -227,13 +231,13 @@ export class Broker implements Node {
       this.source.advanceTo(now);
       this.store.append(this.routes.dlqQueue(group, this.index), now, req.bodyBytes, req.tag, req.originKey, req.originBornUs, rt);
       this.observer.deadLettered(group, req.originKey);
-      this.ctx.trace.emit(this.T.dlq, now, req.mq, req.offset, rt, group);
+      this.trace.emit(this.T.dlq, now, req.mq, req.offset, rt, group);
       return;
     }
     let level = req.delayLevel === 0 ? 3 + rt : req.delayLevel;
     if (level > this.scheduleService.maxLevel) level = this.scheduleService.maxLevel; // HookUtils clamps to the highest level
     this.observer.retrying(group, req.originKey);
-    this.ctx.trace.emit(this.T.sendBack, now, req.mq, req.offset, rt, level);
+    this.trace.emit(this.T.sendBack, now, req.mq, req.offset, rt, level);
     this.scheduleService.park(level, {
       group, originKey: req.originKey, originBornUs: req.originBornUs, bodyBytes: req.bodyBytes, tag: req.tag, reconsumeTimes: rt + 1,
     });
@@ -245,7 +249,7 @@ export class Broker implements Node {
     this.source.advanceTo(now);
     const mq = this.routes.retryQueue(e.group, this.index);
     const offset = this.store.append(mq, now, e.bodyBytes, e.tag, e.originKey, e.originBornUs, e.reconsumeTimes);
-    this.ctx.trace.emit(this.T.retryDelivered, now, mq, offset, e.reconsumeTimes, e.group);
+    this.trace.emit(this.T.retryDelivered, now, mq, offset, e.reconsumeTimes, e.group);
     if (this.processor.hold.heldCount(mq) > 0 && this.model.config.longPollingEnable) {
       this.processor.notifyMessageArriving(mq, this.store.queue(mq).maxOffset, e.tag);
     }

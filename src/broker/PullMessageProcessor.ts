@@ -2,6 +2,7 @@
 // checked against the group's subscription, answered from the store, or held until a message arrives,
 // the hold time is up, or the hold service's periodic check finds something.
 import type { NodeContext } from "../net/Node.ts";
+import type { Trace } from "../sim/Trace.ts";
 import { ResponseCode, PullSysFlag } from "../protocol/codes.ts";
 import { PullMessageResponse, type PullMessageRequest } from "../protocol/commands.ts";
 import { Pool } from "../protocol/Pool.ts";
@@ -16,6 +17,8 @@ import type { BrokerTrace } from "./trace.ts";
 import { clientSlot } from "../protocol/address.ts";
 
 export class PullMessageProcessor {
+  /** The context's trace, kept at hand: it is written on every step. */
+  private readonly trace: Trace;
   readonly hold: PullRequestHoldService;
   /** offsetIllegal faults waiting for the next pull of (group, queue). */
   readonly pendingOffsetMoved = new Map<number, number | "min" | "max">();
@@ -35,6 +38,7 @@ export class PullMessageProcessor {
     private readonly offsets: ConsumerOffsetManager,
     private readonly consumers: ConsumerManager,
   ) {
+    this.trace = ctx.trace;
     this.getCtx = { config, hotBytes, commitLogTail: 0, profile };
     this.hold = new PullRequestHoldService(routes.queues.length, routes.topics.length);
   }
@@ -120,7 +124,7 @@ export class PullMessageProcessor {
     p.holdSinceUs = now;
     p.holdTimeoutUs = (cfg.longPollingEnable ? req.suspendTimeoutMillis : cfg.shortPollingTimeMills) * 1000;
     this.hold.hold(p, topic, this.store.queue(req.mq).maxOffset);
-    this.ctx.trace.emit(this.T.pullHeld, now, req.mq, clientSlot(req.from), req.queueOffset);
+    this.trace.emit(this.T.pullHeld, now, req.mq, clientSlot(req.from), req.queueOffset);
     // Arrivals wake held pulls only with long polling on (§13.4); short polling waits for its tick.
     if (cfg.longPollingEnable) this.source.wakeAtNextArrival(topic);
   }

@@ -266,8 +266,8 @@ export class BrokerFixture {
     msg.envelope = oneway ? Envelope.ONEWAY : Envelope.DELIVERED;
     msg.from = from;
     msg.to = brokerAddr(0);
-    msg.cookie = ++this.cookie;
-    msg.sentUs = atUs;
+    msg.stamp.cookie = ++this.cookie;
+    msg.stamp.sentUs = atUs;
     this.broker.receive(msg);
     const answered = this.ctx.replies.some((r) => r.request === msg);
     if (oneway && answered) throw new Error(`fixture: the broker answered oneway message code ${msg.code}`);

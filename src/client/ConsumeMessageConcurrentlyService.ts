@@ -4,6 +4,7 @@
 // a chunk of at most consumeMessageBatchMaxSize messages of one ProcessQueue and carries its messages'
 // columns (reused from a free list), as a ConsumeRequest carries its MessageExt objects.
 import type { NodeContext } from "../net/Node.ts";
+import type { Trace } from "../sim/Trace.ts";
 import { ResponseCode } from "../protocol/codes.ts";
 import { ConsumerSendMsgBackRequest, MessageBatch, type Command } from "../protocol/commands.ts";
 import type { Routes } from "../protocol/routes.ts";
@@ -38,6 +39,8 @@ interface RetryTicket {
 }
 
 export class ConsumeMessageConcurrentlyService {
+  /** The context's trace, kept at hand: it is written on every step. */
+  private readonly trace: Trace;
   readonly threads: number;
   private readonly batchMax: number;
   private readonly listenerSeed: number;
@@ -80,6 +83,7 @@ export class ConsumeMessageConcurrentlyService {
     private readonly stats: ClientStats,
     private readonly observer: ClientObserver,
   ) {
+    this.trace = ctx.trace;
     this.threads = config.consumeThreadMin; // §6: effective concurrency
     this.batchMax = config.consumeMessageBatchMaxSize;
     this.listenerSeed = listeners.seedOf(host.group);
@@ -166,7 +170,7 @@ export class ConsumeMessageConcurrentlyService {
       if (behaviour.poisonFraction > 0 && hashUniform(this.listenerSeed, key, 0, 2) < behaviour.poisonFraction) ok = 0;
       if (behaviour.failureProbability > 0 && hashUniform(this.listenerSeed, key, attempt, 1) < behaviour.failureProbability) ok = 0;
       if (behaviour.hangFraction > 0 && attempt === 0 && hashUniform(this.listenerSeed, key, 0, 3) < behaviour.hangFraction) hung = true;
-      this.ctx.trace.emit(this.T.consumeStart, now, mq, o, this.host.index, worker);
+      this.trace.emit(this.T.consumeStart, now, mq, o, this.host.index, worker);
     }
     this.wOk[worker] = ok;
     const hang = this.listeners.takeHang(mq); // a hangMessage fault armed on this queue
@@ -190,7 +194,7 @@ export class ConsumeMessageConcurrentlyService {
     for (let i = 0; i < w.count; i++) {
       const o = w.offsets[i]!;
       if (ok) this.observer.consumed(this.host.group, mq, o, w.originKey[i]!, w.originBornUs[i]!, this.host.addr, now);
-      this.ctx.trace.emit(this.T.consumeEnd, now, mq, o, this.host.index, ok ? 1 : 0);
+      this.trace.emit(this.T.consumeEnd, now, mq, o, this.host.index, ok ? 1 : 0);
     }
     if (pq.dropped) {
       this.release(worker); // result discarded: no send-back, no offset

@@ -1,6 +1,7 @@
 // PullMessageService (§1), DefaultMQPushConsumerImpl#pullMessage's checks (§2, §2.2) and PullCallback
 // (§4.3, §4.4) of one consumer instance: every PullRequest of the instance goes round this loop.
 import type { NodeContext } from "../net/Node.ts";
+import type { Trace } from "../sim/Trace.ts";
 import { PullSysFlag, ResponseCode } from "../protocol/codes.ts";
 import { PullMessageRequest, type PullMessageResponse } from "../protocol/commands.ts";
 import { Pool } from "../protocol/Pool.ts";
@@ -13,6 +14,8 @@ import { ClientTimer } from "./timers.ts";
 import { FLOW_KIND, LATER_REASON, type ClientTrace } from "./trace.ts";
 
 export class PullMessageService {
+  /** The context's trace, kept at hand: it is written on every step. */
+  private readonly trace: Trace;
   private readonly requests = new Pool(() => new PullMessageRequest());
 
   constructor(
@@ -22,7 +25,9 @@ export class PullMessageService {
     private readonly routes: Routes,
     private readonly stats: ClientStats,
     private readonly observer: ClientObserver,
-  ) {}
+  ) {
+    this.trace = ctx.trace;
+  }
 
   /**
    * The PullMessageService thread takes the request at once: pullMessage is cheap and non-blocking
@@ -33,7 +38,7 @@ export class PullMessageService {
   }
 
   executePullRequestLater(pr: PullRequest, delayMs: number, reason: number): void {
-    this.ctx.trace.emit(this.T.pullLater, this.ctx.nowUs, pr.mq, this.c.index, delayMs, reason);
+    this.trace.emit(this.T.pullLater, this.ctx.nowUs, pr.mq, this.c.index, delayMs, reason);
     this.ctx.timer(delayMs * 1000, ClientTimer.PULL_DISPATCH, pr.id);
   }
 
@@ -58,13 +63,13 @@ export class PullMessageService {
     if (cachedCount > cfg.pullThresholdForQueue) {
       c.queueFlowControlTimes++;
       this.stats.flowControl[FLOW_KIND.count]! += 1;
-      this.ctx.trace.emit(this.T.flowControl, now, pr.mq, c.index, FLOW_KIND.count, cachedCount);
+      this.trace.emit(this.T.flowControl, now, pr.mq, c.index, FLOW_KIND.count, cachedCount);
       return this.executePullRequestLater(pr, fcDelay, LATER_REASON.flowControl);
     }
     if (cachedMiB > cfg.pullThresholdSizeForQueue) {
       c.queueFlowControlTimes++;
       this.stats.flowControl[FLOW_KIND.size]! += 1;
-      this.ctx.trace.emit(this.T.flowControl, now, pr.mq, c.index, FLOW_KIND.size, cachedMiB);
+      this.trace.emit(this.T.flowControl, now, pr.mq, c.index, FLOW_KIND.size, cachedMiB);
       return this.executePullRequestLater(pr, fcDelay, LATER_REASON.flowControl);
     }
     // Concurrent consumption only (the orderly branch of step 9 arrives with orderly consumption).
@@ -72,7 +77,7 @@ export class PullMessageService {
     if (span > cfg.consumeConcurrentlyMaxSpan) {
       c.queueMaxSpanFlowControlTimes++;
       this.stats.flowControl[FLOW_KIND.span]! += 1;
-      this.ctx.trace.emit(this.T.flowControl, now, pr.mq, c.index, FLOW_KIND.span, span);
+      this.trace.emit(this.T.flowControl, now, pr.mq, c.index, FLOW_KIND.span, span);
       return this.executePullRequestLater(pr, fcDelay, LATER_REASON.flowControl);
     }
     const topic = this.routes.topicOf(pr.mq);
@@ -109,7 +114,7 @@ export class PullMessageService {
     pr.reqOffset = pr.nextOffset;
     pr.reqSentUs = now;
     pr.inFlight = true;
-    this.ctx.trace.emit(this.T.pullSent, now, pr.mq, c.index, pr.reqOffset, commit > 0 ? commit : -1);
+    this.trace.emit(this.T.pullSent, now, pr.mq, c.index, pr.reqOffset, commit > 0 ? commit : -1);
     this.ctx.request(broker, req, CLIENT_CONSTANTS.CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND * 1000, pr.id);
   }
 
@@ -120,7 +125,7 @@ export class PullMessageService {
     const code = resp.code;
     pr.inFlight = false;
     const answered = code === ResponseCode.SUCCESS || code === ResponseCode.PULL_NOT_FOUND || code === ResponseCode.PULL_RETRY_IMMEDIATELY || code === ResponseCode.PULL_OFFSET_MOVED;
-    this.ctx.trace.emit(this.T.pullResult, this.ctx.nowUs, pr.mq, this.c.index, code, answered ? resp.nextBeginOffset : -1);
+    this.trace.emit(this.T.pullResult, this.ctx.nowUs, pr.mq, this.c.index, code, answered ? resp.nextBeginOffset : -1);
     const pulls = this.stats.pulls;
     switch (code) {
       case ResponseCode.SUCCESS:
@@ -149,7 +154,7 @@ export class PullMessageService {
   onTimeout(pr: PullRequest): void {
     pr.inFlight = false;
     this.stats.pulls.exception++;
-    this.ctx.trace.emit(this.T.pullResult, this.ctx.nowUs, pr.mq, this.c.index, -1, -1);
+    this.trace.emit(this.T.pullResult, this.ctx.nowUs, pr.mq, this.c.index, -1, -1);
     this.executePullRequestLater(pr, this.c.config.pullTimeDelayMillsWhenException, LATER_REASON.exception);
   }
 
@@ -189,7 +194,7 @@ export class PullMessageService {
     this.observer.offsetSkipped(c.group, pr.mq, pr.nextOffset);
     if (fivex) c.offsetStore.updateAndFreezeOffset(pr.mq, pr.nextOffset);
     else c.offsetStore.updateOffset(pr.mq, pr.nextOffset, false);
-    this.ctx.trace.emit(this.T.offsetUpdate, this.ctx.nowUs, pr.mq, c.index, pr.nextOffset, 0);
+    this.trace.emit(this.T.offsetUpdate, this.ctx.nowUs, pr.mq, c.index, pr.nextOffset, 0);
     c.offsetStore.persist(pr.mq);
     c.rebalance.removeProcessQueue(pr.mq, pr.pq);
     pr.pq.release(); // this pull request is not re-enqueued: its loop ends here

@@ -3,6 +3,7 @@
 // lives in PullMessageService, rebalancing in RebalanceImpl, consumption in the consume service; this
 // class routes what reaches the node to them.
 import type { Node, NodeContext } from "../net/Node.ts";
+import type { Trace } from "../sim/Trace.ts";
 import { RequestCode } from "../protocol/codes.ts";
 import {
   ConsumerSendMsgBackRequest, HeartbeatRequest, UnregisterClientRequest, UpdateConsumerOffsetRequest,
@@ -39,6 +40,8 @@ export interface ConsumerSetup {
 
 /** Heartbeat time-out of the start sequence: the client API time-out (mqClientApiTimeout). */
 export class PushConsumer implements Node {
+  /** The context's trace, kept at hand: it is written on every step. */
+  private readonly trace: Trace;
   state: ServiceState = "CREATE_JUST";
   paused = false;
   /** False once this incarnation crashed or shut down: what still reaches it is dropped. */
@@ -76,6 +79,7 @@ export class PushConsumer implements Node {
     readonly clientId: string,
     setup: ConsumerSetup,
   ) {
+    this.trace = ctx.trace;
     this.routes = setup.routes;
     this.profile = setup.profile;
     this.brokerCount = setup.brokerCount;
@@ -261,7 +265,7 @@ export class PushConsumer implements Node {
 
   updateOffset(mq: number, offset: number, increaseOnly: boolean): void {
     this.offsetStore.updateOffset(mq, offset, increaseOnly);
-    this.ctx.trace.emit(this.T.offsetUpdate, this.ctx.nowUs, mq, this.index, offset, increaseOnly ? 1 : 0);
+    this.trace.emit(this.T.offsetUpdate, this.ctx.nowUs, mq, this.index, offset, increaseOnly ? 1 : 0);
   }
 
   /** A oneway UPDATE_CONSUMER_OFFSET to the queue's broker. */
@@ -289,7 +293,7 @@ export class PushConsumer implements Node {
           pq.originKey(first), pq.originBornUs(first), pq.bodyBytes(first), pq.tag(first), pq.reconsumeTimes(first),
         ));
         if (!sent) break;
-        this.ctx.trace.emit(this.T.expiredCleaned, now, mq, first, this.index);
+        this.trace.emit(this.T.expiredCleaned, now, mq, first, this.index);
         if (pq.firstKey === first) pq.removeMessage([first], 1, now);
       }
     }

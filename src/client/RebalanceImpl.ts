@@ -5,6 +5,7 @@
 // the answers are back the ProcessQueues and PullRequests are created, messageQueueChanged runs, and the
 // next topic follows.
 import type { NodeContext } from "../net/Node.ts";
+import type { Trace } from "../sim/Trace.ts";
 import { ResponseCode } from "../protocol/codes.ts";
 import { GetConsumerListRequest, QueryConsumerOffsetRequest, type GetConsumerListResponse, type QueryConsumerOffsetResponse } from "../protocol/commands.ts";
 import type { Routes } from "../protocol/routes.ts";
@@ -30,6 +31,8 @@ interface QuerySlot extends StartOffsetFacts {
 }
 
 export class RebalanceImpl {
+  /** The context's trace, kept at hand: it is written on every step. */
+  private readonly trace: Trace;
   /** processQueueTable: mq → ProcessQueue. */
   private readonly table = new Map<number, ProcessQueue>();
   private readonly requests = new Map<number, PullRequest>();
@@ -59,6 +62,7 @@ export class RebalanceImpl {
     private readonly strategy: AllocateStrategy<number>,
     private readonly observer: ClientObserver,
   ) {
+    this.trace = ctx.trace;
     this.brokerPick = ctx.rng(`consumer/${consumer.clientId}/findConsumerIdList`);
   }
 
@@ -102,7 +106,7 @@ export class RebalanceImpl {
     this.running = false;
     this.runs++;
     this.lastRebalanceUs = now;
-    this.ctx.trace.emit(this.T.rebalance, now, this.consumer.index, this.table.size, this.changes);
+    this.trace.emit(this.T.rebalance, now, this.consumer.index, this.table.size, this.changes);
     let waitMs: number = CLIENT_CONSTANTS.REBALANCE_WAIT_INTERVAL;
     if (this.consumer.profile === "5.x" && !this.balanced) waitMs = CLIENT_CONSTANTS.REBALANCE_MIN_INTERVAL;
     if (this.wakeupPending) {
@@ -204,7 +208,7 @@ export class RebalanceImpl {
       this.observer.queueOpened(c.group, slot.mq, c.addr, c.clientId, now);
       const pr = c.newPullRequest(slot.mq, pq, nextOffset);
       this.requests.set(slot.mq, pr);
-      this.ctx.trace.emit(this.T.pqCreated, now, slot.mq, c.index, nextOffset);
+      this.trace.emit(this.T.pqCreated, now, slot.mq, c.index, nextOffset);
       created.push(pr);
       this.changed = true;
     }
@@ -238,7 +242,7 @@ export class RebalanceImpl {
       const g = c.groupModel.config;
       if (g.pullThresholdForTopic !== -1) c.config.pullThresholdForQueue = Math.max(1, Math.floor(g.pullThresholdForTopic / n));
       if (g.pullThresholdSizeForTopic !== -1) c.config.pullThresholdSizeForQueue = Math.max(1, Math.floor(g.pullThresholdSizeForTopic / n));
-      this.ctx.trace.emit(this.T.thresholdChanged, now, c.index, c.config.pullThresholdForQueue, c.config.pullThresholdSizeForQueue);
+      this.trace.emit(this.T.thresholdChanged, now, c.index, c.config.pullThresholdForQueue, c.config.pullThresholdSizeForQueue);
     }
     c.sendHeartbeats(false);
   }
@@ -252,7 +256,7 @@ export class RebalanceImpl {
     this.table.delete(mq);
     this.requests.delete(mq);
     this.observer.queueClosed(c.group, mq, c.addr, now);
-    this.ctx.trace.emit(this.T.pqDropped, now, mq, c.index, reason);
+    this.trace.emit(this.T.pqDropped, now, mq, c.index, reason);
   }
 
   /** removeProcessQueue (OFFSET_ILLEGAL path): remove from the table, mark dropped, clean up. */

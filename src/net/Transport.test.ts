@@ -47,13 +47,15 @@ class FakeNode implements Node {
 
   receive(msg: Command): void {
     this.lastReceived = msg;
-    const { code, from, envelope, cookie, sentUs, pooled } = msg;
+    const { code, from, envelope, cookie, sentUs } = msg;
+    const pooled = msg.stamp.pooled;
     this.seen.push({ atUs: this.ctx.nowUs, what: "receive", code, from, envelope, cookie, sentUs, pooled });
     if (msg.envelope === Envelope.DELIVERED) this.onRequest(msg);
   }
   onResponse(requestCode: number, cookie: number, response: Command): void {
     this.lastResponse = response;
-    const { code, from, pooled } = response;
+    const { code, from } = response;
+    const pooled = response.stamp.pooled;
     this.seen.push({ atUs: this.ctx.nowUs, what: "response", requestCode, cookie, code, from, pooled });
   }
   onTimeout(requestCode: number, cookie: number): void {
@@ -129,7 +131,7 @@ describe("send: a oneway record", () => {
     w.sched.runUntil(LATENCY_US);
     expect(w.b0.receives()).toMatchObject([{ pooled: false }]);
     expect(pool.size).toBe(1);
-    expect(msg.pooled).toBe(true);
+    expect(msg.stamp.pooled).toBe(true);
     expect(pool.take()).toBe(msg);
   });
 
@@ -548,11 +550,11 @@ describe("Pool: records reused instead of allocated", () => {
   it("hands a released record out again, unmarked", () => {
     const pool = new Pool(() => new SimpleResponse(ResponseCode.SUCCESS));
     const r = pool.take();
-    expect(r.pool).toBe(pool);
+    expect(r.stamp.pool).toBe(pool);
     r.release();
-    expect([pool.size, r.pooled]).toEqual([1, true]);
+    expect([pool.size, r.stamp.pooled]).toEqual([1, true]);
     expect(pool.take()).toBe(r);
-    expect([pool.size, r.pooled]).toEqual([0, false]);
+    expect([pool.size, r.stamp.pooled]).toEqual([0, false]);
     expect(pool.take()).not.toBe(r);
   });
 

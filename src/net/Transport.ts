@@ -16,7 +16,7 @@
 // record travels with its envelope (asker, cookie, sent time, time-out) and stays with the receiver
 // until it answers or drops it; oneway records are done once received.
 import { CLIENT_SLOT_SPAN, clientSlot, isClientAddr } from "../protocol/address.ts";
-import { Envelope, type Command } from "../protocol/commands.ts";
+import { Envelope, type Command, type Stamp } from "../protocol/commands.ts";
 import type { Scheduler } from "../sim/Scheduler.ts";
 import type { RandomStreams, Rng } from "../sim/streams.ts";
 import type { Trace } from "../sim/Trace.ts";
@@ -34,9 +34,12 @@ export class Transport {
   private readonly clients: Node[] = [];
   private readonly clientAddrs: number[] = [];
   private readonly incarnations = new Map<number, Node>();
-  /** Records on the wire: one slot per DELIVER event. */
+  /** Records on the wire, and their stamps: one slot per DELIVER event. */
   private readonly inFlight: (Command | null)[] = [];
+  private readonly inFlightStamps: (Stamp | null)[] = [];
   private readonly inFlightFree: number[] = [];
+  /** The stamp of the record `arrive` just returned. */
+  private arrivedStamp!: Stamp;
 
   constructor(
     private readonly sched: Scheduler,
@@ -46,17 +49,18 @@ export class Transport {
   ) {
     this.kindDeliverBroker = sched.defineKind("deliverToBroker", (slot) => {
       const msg = this.arrive(slot);
-      if (msg !== null) this.received(msg, this.brokers[msg.to]!);
+      if (msg !== null) this.received(msg, this.arrivedStamp, this.brokers[this.arrivedStamp.to]!);
     });
     this.kindDeliverClient = sched.defineKind("deliverToClient", (slot) => {
       const msg = this.arrive(slot);
       if (msg === null) return;
-      const node = this.clientNode(msg.to);
-      if (msg.envelope === Envelope.RESPONSE) {
-        node.onResponse(msg.requestCode, msg.cookie, msg);
-        msg.release();
+      const stamp = this.arrivedStamp;
+      const node = this.clientNode(stamp.to);
+      if (stamp.state === Envelope.RESPONSE) {
+        node.onResponse(stamp.requestCode, stamp.cookie, msg);
+        release(msg, stamp);
       } else {
-        this.received(msg, node);
+        this.received(msg, stamp, node);
       }
     });
     this.kindTimeout = sched.defineKind("rpcTimeout", (asker, cookie, code) => this.nodeOf(asker).onTimeout(code, cookie));
@@ -109,59 +113,59 @@ export class Transport {
 
   /** A oneway record; returns false if the network lost it. */
   send(from: number, to: number, msg: Command): boolean {
-    msg.envelope = Envelope.ONEWAY;
+    const stamp = msg.stamp;
+    stamp.state = Envelope.ONEWAY;
     const t = this.arrivalUs(from, to);
     if (t < 0) {
-      msg.release();
+      release(msg, stamp);
       return false;
     }
-    this.carry(t, msg, from, to);
+    this.carry(t, msg, stamp, from, to);
     return true;
   }
 
   request(from: number, to: number, msg: Command, timeoutUs: number, cookie: number): void {
-    msg.envelope = Envelope.REQUEST;
-    msg.cookie = cookie;
-    msg.sentUs = this.sched.nowUs;
-    msg.timeoutUs = timeoutUs;
+    const stamp = msg.stamp;
+    stamp.state = Envelope.REQUEST;
+    stamp.cookie = cookie;
+    stamp.requestCode = msg.code;
+    stamp.sentUs = this.sched.nowUs;
+    stamp.timeoutUs = timeoutUs;
     const t = this.arrivalUs(from, to);
     if (t < 0) {
-      msg.from = from;
-      this.fail(msg);
+      stamp.from = from;
+      this.fail(msg, stamp);
     } else {
-      this.carry(t, msg, from, to);
+      this.carry(t, msg, stamp, from, to);
     }
   }
 
   /** The receiver of `req` answers it; the request record is done. */
   reply(req: Command, response: Command): void {
-    this.assertAwaiting(req, "reply to");
-    const asker = req.from;
-    const t = this.arrivalUs(req.to, asker);
-    if (t < 0 || t > req.sentUs + req.timeoutUs) {
+    const stamp = req.stamp;
+    assertAwaiting(stamp, req, "reply to");
+    const asker = stamp.from;
+    const t = this.arrivalUs(stamp.to, asker);
+    const out = response.stamp;
+    if (t < 0 || t > stamp.sentUs + stamp.timeoutUs) {
       // Lost, or too late: the asker's future has expired by then and the answer is discarded.
-      response.release();
-      this.fail(req);
+      release(response, out);
+      this.fail(req, stamp);
       return;
     }
-    response.envelope = Envelope.RESPONSE;
-    response.requestCode = req.code;
-    response.cookie = req.cookie;
-    this.carry(t, response, req.to, asker);
-    req.envelope = Envelope.DONE;
-    req.release();
+    out.state = Envelope.RESPONSE;
+    out.requestCode = stamp.requestCode;
+    out.cookie = stamp.cookie;
+    this.carry(t, response, out, stamp.to, asker);
+    stamp.state = Envelope.DONE;
+    release(req, stamp);
   }
 
   /** The receiver of `req` will never answer it (it died holding it): the asker's time-out fires. */
   drop(req: Command): void {
-    this.assertAwaiting(req, "drop");
-    this.fail(req);
-  }
-
-  private assertAwaiting(req: Command, what: string): void {
-    if (req.envelope !== Envelope.DELIVERED && req.envelope !== Envelope.DEFERRED) {
-      throw new Error(`${what} a record that is not a request awaiting an answer (code ${req.code})`);
-    }
+    const stamp = req.stamp;
+    assertAwaiting(stamp, req, "drop");
+    this.fail(req, stamp);
   }
 
   /** Delivery time of a record sent now from → to, or −1 if the network loses it. */
@@ -171,50 +175,69 @@ export class Transport {
       : this.net.downAt(this.sched.nowUs, to % CLIENT_SLOT_SPAN, from);
   }
 
-  private carry(atUs: number, msg: Command, from: number, to: number): void {
-    msg.from = from;
-    msg.to = to;
+  private carry(atUs: number, msg: Command, stamp: Stamp, from: number, to: number): void {
+    stamp.from = from;
+    stamp.to = to;
     const i = this.inFlightFree.length > 0 ? this.inFlightFree.pop()! : this.inFlight.length;
     this.inFlight[i] = msg;
+    this.inFlightStamps[i] = stamp;
     this.sched.scheduleAt(atUs, to < CLIENT_SLOT_SPAN ? this.kindDeliverBroker : this.kindDeliverClient, i);
   }
 
   /** The request gets no answer: its asker's time-out fires `timeoutUs` after it was sent. */
-  private fail(req: Command): void {
-    const at = Math.max(this.sched.nowUs, req.sentUs + req.timeoutUs);
-    this.sched.scheduleAt(at, this.kindTimeout, req.from, req.cookie, req.code);
-    req.envelope = Envelope.DONE;
-    req.release();
+  private fail(req: Command, stamp: Stamp): void {
+    const at = Math.max(this.sched.nowUs, stamp.sentUs + stamp.timeoutUs);
+    this.sched.scheduleAt(at, this.kindTimeout, stamp.from, stamp.cookie, stamp.requestCode);
+    stamp.state = Envelope.DONE;
+    release(req, stamp);
   }
 
   // ---------------------------------------------------------------- arrivals
 
-  /** A record arrives; null when it is dropped (anything for a broker that is down: a request to it fails). */
+  /**
+   * A record arrives; null when it is dropped (anything for a broker that is down: a request to it
+   * fails). Its stamp is left in `arrivedStamp`.
+   */
   private arrive(i: number): Command | null {
     const msg = this.inFlight[i]!;
+    const stamp = this.inFlightStamps[i]!;
     this.inFlight[i] = null;
+    this.inFlightStamps[i] = null;
     this.inFlightFree.push(i);
-    if (msg.to < CLIENT_SLOT_SPAN && this.net.isBrokerDown(msg.to)) {
+    if (stamp.to < CLIENT_SLOT_SPAN && this.net.isBrokerDown(stamp.to)) {
       // The process is gone: nobody reads the record, nobody will answer it.
-      if (msg.envelope === Envelope.REQUEST) this.fail(msg);
-      else msg.release();
+      if (stamp.state === Envelope.REQUEST) this.fail(msg, stamp);
+      else release(msg, stamp);
       return null;
     }
+    this.arrivedStamp = stamp;
     return msg;
   }
 
   /** Hands a oneway record or a request to its receiver; a request must be answered, deferred or dropped. */
-  private received(msg: Command, node: Node): void {
-    if (msg.envelope === Envelope.ONEWAY) {
+  private received(msg: Command, stamp: Stamp, node: Node): void {
+    if (stamp.state === Envelope.ONEWAY) {
       node.receive(msg);
-      msg.release();
+      release(msg, stamp);
       return;
     }
-    msg.envelope = Envelope.DELIVERED;
+    stamp.state = Envelope.DELIVERED;
     node.receive(msg);
-    if (msg.envelope === Envelope.DELIVERED) {
-      throw new Error(`node ${msg.to} neither answered nor deferred request code ${msg.code} from ${msg.from}`);
+    if (stamp.state === Envelope.DELIVERED) {
+      throw new Error(`node ${stamp.to} neither answered nor deferred request code ${msg.code} from ${stamp.from}`);
     }
+  }
+}
+
+/** Returns a handled record to its pool, if it has one. */
+function release(msg: Command, stamp: Stamp): void {
+  const pool = stamp.pool;
+  if (pool !== null) pool.put(msg);
+}
+
+function assertAwaiting(stamp: Stamp, req: Command, what: string): void {
+  if (stamp.state !== Envelope.DELIVERED && stamp.state !== Envelope.DEFERRED) {
+    throw new Error(`${what} a record that is not a request awaiting an answer (code ${req.code})`);
   }
 }
 
@@ -258,7 +281,7 @@ class TransportContext implements NodeContext {
     this.transport.reply(request, response);
   }
   defer(request: Command): void {
-    request.envelope = Envelope.DEFERRED;
+    request.stamp.state = Envelope.DEFERRED;
   }
   drop(request: Command): void {
     this.transport.drop(request);

@@ -12,18 +12,19 @@ export class Pool<T extends Command> {
   take(): T {
     const r = this.free.pop();
     if (r !== undefined) {
-      r.pooled = false;
+      r.stamp.pooled = false;
       return r;
     }
     const fresh = this.make();
-    fresh.pool = this as unknown as Pool<Command>;
+    fresh.stamp.pool = this as unknown as Pool<Command>;
     return fresh;
   }
 
   put(record: T): void {
     // A record released twice would later be handed to two senders at once.
-    if (record.pooled) throw new Error(`Pool: record with code ${record.code} released twice`);
-    record.pooled = true;
+    const stamp = record.stamp;
+    if (stamp.pooled) throw new Error(`Pool: record with code ${record.code} released twice`);
+    stamp.pooled = true;
     this.free.push(record);
   }
 

@@ -28,12 +28,12 @@ export const enum Envelope {
 }
 
 /**
- * What every record carries: its code (a RequestCode, or a ResponseCode on answers), and the envelope
- * the transport stamps on it while it travels (RemotingCommand's opaque, flag and the asker's future).
+ * The envelope a record travels in: what the transport stamps on it (RemotingCommand's opaque and flag,
+ * and the asker's future), and the pool it returns to. One class for every kind of record, so the
+ * transport's hot path reads and writes it monomorphically, whatever record it carries.
  */
-export abstract class Command {
-  abstract code: number;
-  envelope: Envelope = Envelope.NEW;
+export class Stamp {
+  state: Envelope = Envelope.NEW;
   /** Sender and receiver addresses. */
   from = 0;
   to = 0;
@@ -48,9 +48,54 @@ export abstract class Command {
   pool: Pool<Command> | null = null;
   /** True while the record waits in its pool. */
   pooled = false;
+}
+
+/** What every record carries: its code (a RequestCode, or a ResponseCode on answers) and its envelope. */
+export abstract class Command {
+  abstract code: number;
+  readonly stamp = new Stamp();
+
+  /** Where the record is in its life (the envelope's state). */
+  get envelope(): Envelope {
+    return this.stamp.state;
+  }
+  set envelope(state: Envelope) {
+    this.stamp.state = state;
+  }
+  /** The sender's address. */
+  get from(): number {
+    return this.stamp.from;
+  }
+  set from(addr: number) {
+    this.stamp.from = addr;
+  }
+  /** The receiver's address. */
+  get to(): number {
+    return this.stamp.to;
+  }
+  set to(addr: number) {
+    this.stamp.to = addr;
+  }
+  /** The asker's number for the request (and its answer). */
+  get cookie(): number {
+    return this.stamp.cookie;
+  }
+  /** On an answer: the code of the request it answers. */
+  get requestCode(): number {
+    return this.stamp.requestCode;
+  }
+  /** On a request: when it was sent, µs. */
+  get sentUs(): number {
+    return this.stamp.sentUs;
+  }
+  /** On a request: how long its asker waits, µs. */
+  get timeoutUs(): number {
+    return this.stamp.timeoutUs;
+  }
 
   release(): void {
-    if (this.pool !== null) this.pool.put(this);
+    const pool = this.stamp.pool;
+    if (pool !== null) pool.put(this);
   }
 }
 
