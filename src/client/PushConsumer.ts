@@ -38,7 +38,7 @@ export interface ConsumerSetup {
   readonly strategy: AllocateStrategy<number>;
 }
 
-/** Heartbeat time-out of the start sequence: the client API time-out (mqClientApiTimeout). */
+/** One consumer instance: a node of the cluster. */
 export class PushConsumer implements Node {
   /** The context's trace, kept at hand: it is written on every step. */
   private readonly trace: Trace;

@@ -8,7 +8,7 @@ import { CHUNK, messageKey } from "../broker/QueueStore.ts";
 import { Routes } from "../protocol/routes.ts";
 import { normalizeScenario } from "../scenario/normalize.ts";
 import { FATE_COUNT_MASK, FATE_DLQ, FATE_FILTERED, FATE_LOST, FATE_RETRYING, MessageFates } from "./MessageFates.ts";
-import { GroupFates } from "./Recorder.ts";
+import { GroupFates } from "./MessageFates.ts";
 
 /**
  * Topic T (two queues, tags A and B) and topic U (one queue, no tags). Group G takes only tag A of T;

@@ -7,7 +7,6 @@
 import { keyOffset, keyQueue, messageKey } from "../broker/QueueStore.ts";
 import type { Routes } from "../protocol/routes.ts";
 import type { Model } from "../scenario/types.ts";
-import type { GroupFates } from "./Recorder.ts";
 
 export const FATE_COUNT_MASK = 0x1f; // successful consumes, saturating at 31
 export const FATE_RETRYING = 0x20; // sent back at least once: copies of it may be in the retry chain
@@ -16,6 +15,24 @@ export const FATE_DLQ = 0x80; // ended in %DLQ%<group>
 export const FATE_FILTERED = 0x100; // the group's tag filter excludes it: never delivered
 /** Fate bits that settle a message as far as the group's progress goes (storage may go). */
 export const FATE_RESOLVED = FATE_COUNT_MASK | FATE_RETRYING | FATE_LOST | FATE_DLQ | FATE_FILTERED;
+
+/** Per consumer group, the fate of every original message of its subscribed topics. */
+export class GroupFates {
+  /** Messages appended to a subscribed topic. */
+  produced = 0;
+  /** Of those, messages the group's tag filter excludes (never delivered). */
+  filtered = 0;
+  /** Messages consumed successfully at least once. */
+  consumed = 0;
+  /** Successful consumptions beyond a message's first. */
+  duplicates = 0;
+  /** Messages ending in %DLQ%<group> (never consumed successfully). */
+  dlq = 0;
+  /** Messages deleted by retention before any successful consumption (and not in the retry chain). */
+  lost = 0;
+  /** Successful consumptions, duplicates included. */
+  consumeOk = 0;
+}
 
 const CHUNK_BITS = 12;
 const CHUNK = 1 << CHUNK_BITS;

@@ -6,26 +6,8 @@ import type { Marker } from "../model/records.ts";
 import type { Routes } from "../protocol/routes.ts";
 import type { Model } from "../scenario/types.ts";
 import { Histogram } from "../sim/Histogram.ts";
-import { MessageFates } from "./MessageFates.ts";
+import { GroupFates, MessageFates } from "./MessageFates.ts";
 import { Ownership } from "./Ownership.ts";
-
-/** Per consumer group, the fate of every original message of its subscribed topics. */
-export class GroupFates {
-  /** Messages appended to a subscribed topic. */
-  produced = 0;
-  /** Of those, messages the group's tag filter excludes (never delivered). */
-  filtered = 0;
-  /** Messages consumed successfully at least once. */
-  consumed = 0;
-  /** Successful consumptions beyond a message's first. */
-  duplicates = 0;
-  /** Messages ending in %DLQ%<group> (never consumed successfully). */
-  dlq = 0;
-  /** Messages deleted by retention before any successful consumption (and not in the retry chain). */
-  lost = 0;
-  /** Successful consumptions, duplicates included. */
-  consumeOk = 0;
-}
 
 export class Recorder implements ClusterObserver {
   readonly groups: GroupFates[];

@@ -12,7 +12,8 @@ import type { Rng } from "../sim/streams.ts";
 export interface Node {
   /**
    * A oneway message, or a request (`msg.envelope` DELIVERED), from `msg.from`. A request must be
-   * answered (`ctx.reply`), deferred (`ctx.defer`, answered or dropped later) before this returns.
+   * answered (`ctx.reply`) or deferred (`ctx.defer`, to be answered or dropped later) before this
+   * returns; the transport throws otherwise.
    */
   receive(msg: Command): void;
   /** The answer to a request this node sent with `cookie`. */
@@ -42,7 +43,8 @@ export interface NodeContext {
   sendChecked(to: number, msg: Command): boolean;
   /**
    * A request: exactly one of `onResponse(code, cookie, …)` or `onTimeout(code, cookie)` follows — the
-   * time-out `timeoutUs` after sending when the request or its answer is lost or the peer is down.
+   * time-out `timeoutUs` after sending when the request or its answer is lost, the answer would come
+   * later than that, the peer is down, or the peer dies holding it.
    */
   request(to: number, msg: Command, timeoutUs: number, cookie: number): void;
   /** Answers a request this node received; the request record is done. */
