@@ -29,15 +29,16 @@ export class ProcessQueue {
   msgAccCnt = 0;
   tryUnlockTimes = 0;
 
-  // Ring window over offsets [lo, hi]; entry = body length + 1 (0 = absent).
-  private mask: number;
-  private sizes: Int32Array;
+  // Ring window over offsets [lo, hi]; entry = body length + 1 (0 = absent). The other columns are the
+  // client's copy of each cached message (set by allocate()).
+  private mask!: number;
+  private sizes!: Int32Array;
   /** CONSUME_START_TIME of each cached message, −1 if no attempt started (for cleanExpiredMsg, §3.7). */
-  private startUs: Float64Array;
-  private keys: Float64Array;
-  private bornUs: Float64Array;
-  private rts: Uint8Array;
-  private tags: Int16Array;
+  private startUs!: Float64Array;
+  private keys!: Float64Array;
+  private bornUs!: Float64Array;
+  private rts!: Uint8Array;
+  private tags!: Int16Array;
   private lo = 0;
   private hi = -1;
   /** Orderly: messages taken for consumption (consumingMsgOrderlyTreeMap), in offset order. */
@@ -47,13 +48,7 @@ export class ProcessQueue {
   constructor(nowUs: number, initialCapacity = 64) {
     let cap = 16;
     while (cap < initialCapacity) cap *= 2;
-    this.mask = cap - 1;
-    this.sizes = new Int32Array(cap);
-    this.startUs = new Float64Array(cap).fill(-1);
-    this.keys = new Float64Array(cap);
-    this.bornUs = new Float64Array(cap);
-    this.rts = new Uint8Array(cap);
-    this.tags = new Int16Array(cap);
+    this.allocate(cap);
     this.lastPullTimestampUs = nowUs;
     this.lastConsumeTimestampUs = nowUs;
     this.lastLockTimestampUs = nowUs;
