@@ -2,7 +2,7 @@
 // state and the run's books and throw if something is impossible. The run calls them at the end, and
 // every `checkEvery` of virtual time while it runs when asked to.
 import type { Cluster } from "../model/Cluster.ts";
-import { accountMessages } from "../metrics/accounting.ts";
+import { accountMessages, type GroupAccount } from "../metrics/accounting.ts";
 import { FATE_RESOLVED } from "../metrics/MessageFates.ts";
 import type { Recorder } from "../metrics/Recorder.ts";
 
@@ -56,14 +56,14 @@ export function checkCommittedOffsets(cl: Cluster, rec: Recorder): void {
 }
 
 /**
- * Every check: cache counters, committed offsets, and the conservation of messages. A failure names
- * the virtual time and the seed as well as the queue or group at fault.
+ * Every check: cache counters, committed offsets, and the conservation of messages (whose accounts it
+ * returns). A failure names the virtual time and the seed as well as the queue or group at fault.
  */
-export function checkRun(cl: Cluster, rec: Recorder): void {
+export function checkRun(cl: Cluster, rec: Recorder): GroupAccount[] {
   try {
     checkCacheCounters(cl);
     checkCommittedOffsets(cl, rec);
-    accountMessages(cl, rec);
+    return accountMessages(cl, rec);
   } catch (e) {
     if (!(e instanceof Error)) throw e;
     const where = `at ${(cl.sched.nowUs / 1e6).toFixed(6)} s of virtual time (scenario ${cl.model.name}, seed ${cl.model.seed})`;

@@ -7,7 +7,6 @@
 // often they look cannot change what is simulated (the trace hash is the same for any sampleEvery).
 import { checkRun } from "../checks/invariants.ts";
 import { FaultPlan } from "../faults/plan.ts";
-import { accountMessages } from "../metrics/accounting.ts";
 import { Recorder } from "../metrics/Recorder.ts";
 import { Sampler, type TimeSeries } from "../metrics/Sampler.ts";
 import { buildSummary, type Summary } from "../metrics/summary.ts";
@@ -114,8 +113,7 @@ export function simulate(scenario: unknown, options: SimulateOptions = {}): RunR
   cluster.settle();
   recorder.endToEnd.merge(recorder.endToEndInterval);
   recorder.endToEndInterval.reset();
-  checkRun(cluster, recorder);
-  const accounts = accountMessages(cluster, recorder);
+  const accounts = checkRun(cluster, recorder);
   const summary = buildSummary(cluster, recorder, sampler, accounts, complete, stopReason, plan.records);
   summary.expectations = model.expectations.map((e) => evaluateExpectation(e, { summary, series: sampler.series }));
   return { summary, series: sampler.series, traceHash: cluster.trace.hash(), trace: cluster.trace.captured, markers, model, cluster, recorder };
