@@ -17,14 +17,3 @@ export interface BrokerObserver {
   /** Messages of `mq` below `offset` are no longer stored (reclamation): nobody can read them again. */
   storageReclaimed(mq: number, offset: number): void;
 }
-
-/** An observer that records nothing (unit tests that do not look at fates). */
-export const IGNORE_BROKER: BrokerObserver = {
-  messageStored() {},
-  messagesDeleted() {},
-  sentBack() {},
-  retrying() {},
-  deadLettered() {},
-  discarded() {},
-  storageReclaimed() {},
-};

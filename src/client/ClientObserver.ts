@@ -15,14 +15,6 @@ export interface ClientObserver {
   offsetSkipped(group: number, mq: number, offset: number): void;
 }
 
-export const IGNORE_CLIENT: ClientObserver = {
-  consumed() {},
-  queueOpened() {},
-  queueClosed() {},
-  assignmentChanged() {},
-  offsetSkipped() {},
-};
-
 /** Counters every consumer instance of a run adds to (one object per run). */
 export class ClientStats {
   /** Flow-control events by kind: count, size, span, paused (FLOW_KIND order). */
