@@ -13,7 +13,7 @@ import {
   type GetConsumerListRequest,
 } from "../protocol/commands.ts";
 import type { Routes } from "../protocol/routes.ts";
-import { BROKER_CONSTANTS } from "../scenario/defaults.ts";
+import { BROKER_CONSTANTS, CLEAN_FIRST_DELAY_US } from "../scenario/defaults.ts";
 import type { BrokerModel, Profile } from "../scenario/types.ts";
 import type { BrokerObserver } from "./BrokerObserver.ts";
 import { ConsumerManager } from "./ConsumerManager.ts";
@@ -23,8 +23,7 @@ import { PullMessageProcessor } from "./PullMessageProcessor.ts";
 import { ScheduleMessageService, type ScheduledRetry } from "./ScheduleMessageService.ts";
 import { defineBrokerTrace, type BrokerTrace } from "./trace.ts";
 
-/** How often the model applies retention, µs. Retention deletes message by message here; RocketMQ's
- * file-granular deletion every cleanResourceInterval is not modelled yet. */
+/** How often simple (per-message, by age) retention runs, µs; only for topics that set `retention`. */
 export const RETENTION_CHECK_PERIOD_US = 1_000_000;
 
 /** A broker's timer codes (NodeContext#timer's `code`; SCHEDULE_DUE's argument is the delay level). */
@@ -34,6 +33,7 @@ export const enum BrokerTimer {
   OFFSET_FLUSH = 3,
   RETENTION = 4,
   SCHEDULE_DUE = 5,
+  CLEAN_COMMIT_LOG = 6,
 }
 
 export class Broker implements Node {
@@ -49,6 +49,10 @@ export class Broker implements Node {
   down = false;
   /** Whether producers may write here (brokerReadOnly clears it). */
   writable = true;
+  /** Producer sends refused here (down, read-only or disk full): each went to another broker or failed. */
+  writesRefused = 0;
+  /** Whether any queue here has simple (per-message) retention. */
+  private readonly simpleRetention: boolean;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -60,7 +64,8 @@ export class Broker implements Node {
   ) {
     this.trace = ctx.trace;
     this.T = defineBrokerTrace(ctx.trace);
-    this.store = new MessageStore(routes, model.index, model.hotBytes, observer, ctx.trace, this.T);
+    this.store = new MessageStore(routes, model.index, model.hotBytes, model.store, source, observer, ctx.trace, this.T);
+    this.simpleRetention = routes.queuesOf(model.index).some((mq) => routes.topics[routes.topicOf(mq)]!.retentionUs !== Infinity);
     this.offsets = new ConsumerOffsetManager(ctx.trace, this.T);
     this.processor = new PullMessageProcessor(ctx, this.T, routes, model.config, model.hotBytes, profile, this.store, source, this.offsets, this.consumers);
     this.scheduleService = new ScheduleMessageService(ctx, BrokerTimer.SCHEDULE_DUE, model.delayLevelsUs, (e) => this.deliverRetry(e));
@@ -83,8 +88,10 @@ export class Broker implements Node {
     this.ctx.timer(this.model.config.flushConsumerOffsetInterval * 1000, BrokerTimer.OFFSET_FLUSH);
   }
 
+  /** The store's clean-up (60 s, then every cleanResourceInterval, §2.1) and simple retention (every second). */
   startRetention(): void {
-    this.ctx.timer(RETENTION_CHECK_PERIOD_US, BrokerTimer.RETENTION);
+    this.ctx.timer(CLEAN_FIRST_DELAY_US, BrokerTimer.CLEAN_COMMIT_LOG);
+    if (this.simpleRetention) this.ctx.timer(RETENTION_CHECK_PERIOD_US, BrokerTimer.RETENTION);
   }
 
   private holdCheckPeriodMs(): number {
@@ -116,6 +123,14 @@ export class Broker implements Node {
         return;
       case BrokerTimer.SCHEDULE_DUE:
         this.scheduleService.onDue(arg);
+        return;
+      case BrokerTimer.CLEAN_COMMIT_LOG:
+        // A task of the broker process: it does not run while the broker is down.
+        if (!this.down) {
+          this.source.advanceTo(now);
+          this.store.cleanCommitLog(now);
+        }
+        this.ctx.timer(this.model.store.cleanResourceIntervalUs, BrokerTimer.CLEAN_COMMIT_LOG);
         return;
     }
   }
@@ -199,9 +214,12 @@ export class Broker implements Node {
 
   // ---------------------------------------------------------------- producers
 
-  /** Stores a producer's message; true when a pull is held on the queue and it was not yet marked. */
-  putMessage(mq: number, bornUs: number, bodyBytes: number, tag: number): boolean {
-    const offset = this.store.append(mq, bornUs, bodyBytes, tag, -1, 0, 0);
+  /**
+   * Stores a producer's message (`draw`: the producer draw that made it, −1 if it was meant for another
+   * queue); true when a pull is held on the queue and it was not yet marked.
+   */
+  putMessage(mq: number, bornUs: number, bodyBytes: number, tag: number, draw = -1): boolean {
+    const offset = this.store.append(mq, bornUs, bodyBytes, tag, -1, 0, 0, draw);
     this.observer.messageStored(mq, offset, tag);
     return this.processor.hold.markArrived(mq);
   }
@@ -211,9 +229,15 @@ export class Broker implements Node {
     return this.processor.hold.heldOnTopic(topic);
   }
 
-  /** Whether a producer's send succeeds here: the process is up and the broker is writable. */
+  /** Whether a producer's send succeeds here: the process is up, the broker writable and its disk not full (§2.5). */
   acceptsWrites(): boolean {
-    return !this.down && this.writable;
+    return !this.down && this.writable && !this.store.diskFull;
+  }
+
+  /** A producer's send to `mq` here was refused (−1: a failover attempt); the queue's draws are broken. */
+  refusedWrite(mq: number): void {
+    this.writesRefused++;
+    if (mq >= 0) this.store.queue(mq).breakDraws();
   }
 
   // ---------------------------------------------------------------- send-back and retries (§9.2)

@@ -14,6 +14,6 @@ export interface BrokerObserver {
   deadLettered(group: number, originKey: number): void;
   /** A sent-back message was discarded (retryQueueNums 0): it will never be consumed. */
   discarded(group: number, originKey: number): void;
-  /** Messages of `mq` below `offset` are no longer stored (reclamation): nobody can read them again. */
-  storageReclaimed(mq: number, offset: number): void;
+  /** The clean-up deleted `files` commit-log files (reason: CleanReason); messagesDeleted follows per queue. */
+  commitLogDeleted(broker: number, files: number, reason: number, nowUs: number): void;
 }

@@ -119,36 +119,106 @@ describe("MessageStore.startAtZero (§13.7: no stored offset, message 0 in memor
     expect(cold.store.startAtZero(cold.mq)).toBe(false);
   });
 
-  it("is false once message 0's memory was reclaimed", () => {
+  it("is still true after message 0's chunk was reclaimed while hot (reclaiming is invisible)", () => {
     const { store, mq } = filled(CHUNK + 1);
     store.reclaimBelow(mq, CHUNK);
-    expect(store.startAtZero(mq)).toBe(false);
+    expect(store.startAtZero(mq)).toBe(true);
   });
 });
 
-describe("MessageStore.reclaimBelow: giving back memory nobody can read any more", () => {
-  it("frees whole chunks below the offset and tells the observer the first offset still stored", () => {
-    const { fx, store, mq, q } = filled(2 * CHUNK + 10);
+describe("MessageStore.reclaimBelow: giving back memory, invisibly", () => {
+  it("re-creates reclaimed messages exactly when read again (the fixture's messages are kept, not replayed)", () => {
+    const { store, mq, q } = filled(2 * CHUNK + 10);
+    const before = [q.bornUs(5), q.bodyBytes(5), q.clPos(5), q.bornUs(CHUNK - 1)];
     store.reclaimBelow(mq, CHUNK + 5);
-    expect(q.physicalMin).toBe(CHUNK);
     expect(q.chunksHeld).toBe(2);
-    expect(() => q.bodyBytes(CHUNK - 1)).toThrow(RangeError);
-    expect(q.bodyBytes(CHUNK)).toBe(100);
-    expect(fx.observer.of("storageReclaimed")).toEqual([[mq, CHUNK]]);
+    expect([q.bornUs(5), q.bodyBytes(5), q.clPos(5), q.bornUs(CHUNK - 1)]).toEqual(before); // hot: positions sampled
+    expect([q.minOffset, q.maxOffset]).toEqual([0, 2 * CHUNK + 10]);
+    expect(store.searchOffset(mq, 6 * S)).toBe(5);
   });
 
-  it("leaves minOffset, maxOffset and the timestamp search as they were", () => {
-    const { store, mq, q } = filled(2 * CHUNK);
-    store.deleteUpTo(mq, CHUNK + 100, 0);
-    const before = store.searchOffset(mq, (CHUNK + 500) * S);
-    store.reclaimBelow(mq, CHUNK + 100);
-    expect([q.minOffset, q.maxOffset]).toEqual([CHUNK + 100, 2 * CHUNK]);
-    expect(store.searchOffset(mq, (CHUNK + 500) * S)).toBe(before);
+  it("refuses a retry or DLQ queue (its copies carry origins that cannot be derived)", () => {
+    const fx = new BrokerFixture();
+    const rq = fx.retryQueue(G);
+    expect(() => fx.broker.store.reclaimBelow(rq, 0)).toThrow(/retry copies/);
+  });
+});
+
+describe("MessageStore commit-log files and the clean-up (rocketmq-broker.md §1.1, §2)", () => {
+  // Messages of 100 B on topic "T" take 256 B in the commit log (100 + 1 + 155 overhead). With files of
+  // 2 560 B a message needs 256 + 8 (end-of-file blank) free bytes, so a file holds 9 messages (9 × 256 =
+  // 2 304; a tenth would need 2 304 + 264 > 2 560) and the k-th file starts at offset 9·k.
+  const FILE = 2560;
+  const store = { mappedFileSizeCommitLog: FILE, fileReservedTimeUs: 10 * S };
+  function files(count: number, extra: RigInput = {}) {
+    return filled(count, { store, ...extra });
+  }
+
+  it("rolls to a new file when a message and the end blank do not fit, jumping the physical offset", () => {
+    const { store: st, q } = files(10);
+    expect(st.files.map((f) => [f.startPos, f.writePos])).toEqual([[0, 9 * 256], [FILE, 256]]);
+    expect(q.clPos(8)).toBe(9 * 256);
+    expect(q.clPos(9)).toBe(FILE + 256);
+    expect(st.commitLogTail).toBe(FILE + 256);
+    expect(Array.from(st.files[1]!.firstOffsets)).toContain(9);
   });
 
-  it("tells the observer 0 when no whole chunk could be freed", () => {
-    const { fx, store, mq } = filled(10);
-    store.reclaimBelow(mq, 5);
-    expect(fx.observer.of("storageReclaimed")).toEqual([[mq, 0]]);
+  it("deletes in the deleteWhen hour only files older than fileReservedTime, never the newest", () => {
+    // 30 messages born at 1..30 s: files 0-2 hold offsets 0-8, 9-17, 18-26 (last append at 9, 18, 27 s), file 3 holds 27-29.
+    const { fx, store: st, mq, q } = files(30, { store: { ...store, startTimeUs: 4 * 3600 * S - 40 * S } });
+    // At 35 s the local time is 03:59:55: not the deleteWhen hour, nothing goes.
+    expect(st.cleanCommitLog(35 * S)).toBe(0);
+    // At 40 s it is 04:00:00; files whose last append is ≥ 10 s old (9 s, 18 s, 27 s → all three) go.
+    expect(st.cleanCommitLog(40 * S)).toBe(3);
+    expect(q.minOffset).toBe(27);
+    expect(fx.observer.of("messagesDeleted")).toEqual([[mq, 0, 27]]);
+    expect(fx.observer.of("commitLogDeleted")).toEqual([[0, 3, 0, 40 * S]]);
+    expect(fx.ctx.records("commitLogDeleted")).toMatchObject([{ files: 3, minPhyOffset: 3 * FILE, reason: 0 }]);
+    // The newest file stays however old it gets.
+    expect(st.cleanCommitLog(1000 * S + 40 * S)).toBe(0);
+  });
+
+  it("stops at the first file that must stay, and deletes at most deleteFileBatchMax per run", () => {
+    const { store: st, q } = files(30, { store: { ...store, deleteFileBatchMax: 2, deleteWhenHours: [0] } });
+    // Local hour 0 all along. At 28 s: file 0 (9 s) and 1 (18 s) are ≥ 10 s old, file 2 (27 s) is not.
+    expect(st.cleanCommitLog(28 * S)).toBe(2);
+    expect(q.minOffset).toBe(18);
+    expect(st.cleanCommitLog(36 * S)).toBe(0); // file 2: 9 s old
+    expect(st.cleanCommitLog(37 * S)).toBe(1);
+    expect(q.minOffset).toBe(27);
+  });
+
+  it("under disk pressure: above 75 % expired files go at any hour, above 85 % any file, above 90 % writes are refused", () => {
+    // deleteWhen never comes (hour 5, clock at 00:00). 30 messages = 3 full files of 2 304 B + 768 B.
+    const disk = (diskBytes: number) => files(30, { store: { ...store, deleteWhenHours: [5], diskBytes } });
+    const used = 3 * 2304 + 3 * 256; // 7 680 B written
+    // 76 %: ⌈7 680·100 / 10 100⌉ = 77 % > 75 % → expired files (last append ≥ 10 s ago at 28 s: files 0, 1) go.
+    const a = disk(10_100);
+    expect(a.store.diskUsedBytes).toBe(used);
+    expect(a.store.diskRatio()).toBe(0.77);
+    expect(a.store.cleanCommitLog(28 * S)).toBe(2);
+    expect(a.store.diskFull).toBe(false);
+    // 86 %: ⌈7 680·100 / 8 930⌉ = 87 % → cleanImmediately: every file but the newest, whatever its age.
+    const b = disk(8930);
+    expect(b.store.cleanCommitLog(28 * S)).toBe(3);
+    expect(b.store.diskFull).toBe(false);
+    expect(b.fx.observer.of("commitLogDeleted")[0]![2]).toBe(2);
+    // 91 %: DISK_FULL: producers are refused (pulls go on), until usage is ≤ 85 % at a later run.
+    const c = disk(8440);
+    expect(c.store.diskRatio()).toBe(0.91);
+    c.store.cleanCommitLog(0);
+    expect(c.store.diskFull).toBe(true);
+    expect(c.fx.broker.acceptsWrites()).toBe(false);
+    c.store.cleanCommitLog(1 * S); // the newest file alone: 768 B → 10 %
+    expect(c.store.diskFull).toBe(false);
+    expect(c.fx.broker.acceptsWrites()).toBe(true);
+  });
+
+  it("runs first 60 s after start, then every cleanResourceInterval, and not while the broker is down", () => {
+    const { fx, store: st } = files(30, { store: { ...store, deleteWhenHours: [0] } });
+    fx.runUntil(59 * S);
+    expect(st.filesDeleted).toBe(0);
+    fx.runUntil(60 * S);
+    expect(st.filesDeleted).toBe(3);
   });
 });

@@ -3,7 +3,7 @@
 // message across its retry copies.
 import { describe, expect, it } from "vitest";
 import { MessageBatch } from "../protocol/commands.ts";
-import { CHUNK, keyOffset, keyQueue, messageKey, QueueStore } from "./QueueStore.ts";
+import { CHUNK, keyOffset, keyQueue, messageKey, QueueStore, type Regenerator } from "./QueueStore.ts";
 
 describe("QueueStore.append and column reads", () => {
   it("returns consecutive offsets and reads every column back", () => {
@@ -37,6 +37,15 @@ describe("QueueStore.append and column reads", () => {
     expect(row(1)).toEqual([0, 321, 3, messageKey(7, 0), 100, 0]);
   });
 
+  it("keeps reconsume times above 255 (maxReconsumeTimes goes up to 16 384), here and in a pull's batch", () => {
+    const store = new QueueStore(7, "T", "b", 2);
+    store.append(100, 0, 1, 0, messageKey(1, 42), 50, 300);
+    expect(store.reconsumeTimes(0)).toBe(300);
+    const batch = new MessageBatch(1);
+    store.copyTo(0, batch, 0);
+    expect(batch.reconsumeTimes[0]).toBe(300);
+  });
+
   it("throws a RangeError for an offset not yet written", () => {
     const store = new QueueStore(0, "T", "b", 0);
     store.append(0, 0, 1, 0, -1, 0, 0);
@@ -45,56 +54,122 @@ describe("QueueStore.append and column reads", () => {
   });
 });
 
-describe("QueueStore.freeBelow", () => {
-  function filled(n: number): QueueStore {
-    const store = new QueueStore(0, "T", "broker-a", 3);
-    for (let i = 0; i < n; i++) store.append(i, i * 10, i % 1000, 0, -1, 0, 0);
-    return store;
+describe("QueueStore.reclaimBelow: reclaimed messages read back exactly (issue 11)", () => {
+  /** A regenerator that re-creates message i as the test stored it: born i, body i % 1000, tag i % 3. */
+  class Replayer implements Regenerator {
+    calls: [number, number, number][] = [];
+    regenerate(mq: number, draw: number, count: number, bornUs: Float64Array, bodyBytes: Int32Array, tag: Int16Array): void {
+      this.calls.push([mq, draw, count]);
+      for (let i = 0; i < count; i++) {
+        bornUs[i] = draw + i;
+        bodyBytes[i] = (draw + i) % 1000;
+        tag[i] = (draw + i) % 3;
+      }
+    }
   }
+  /** n messages; message i: born i µs, commit-log end 10·(i+1), body i % 1000, tag i % 3, producer draw i. */
+  function filled(n: number, draws = true) {
+    const store = new QueueStore(5, "T", "broker-a", 3);
+    const rep = new Replayer();
+    store.regenerator = rep;
+    for (let i = 0; i < n; i++) store.append(i, 10 * (i + 1), i % 1000, i % 3, -1, 0, 0, draws ? i : -1);
+    return { store, rep };
+  }
+  const row = (s: QueueStore, o: number) => [s.bornUs(o), s.bodyBytes(o), s.tag(o), s.originKey(o), s.originBornUs(o), s.reconsumeTimes(o)];
 
-  it("frees only whole 4096-message chunks below the offset", () => {
-    const store = filled(3 * CHUNK);
-    store.freeBelow(CHUNK - 1);
-    expect(store.chunksHeld).toBe(3);
-    expect(store.bodyBytes(0)).toBe(0);
-    store.freeBelow(CHUNK + 100);
+  it("reclaims only whole chunks below the offset, and reading one back replays its first draw", () => {
+    const { store, rep } = filled(3 * CHUNK);
+    store.reclaimBelow(CHUNK + 100, Infinity);
     expect(store.chunksHeld).toBe(2);
-    expect(store.physicalMin).toBe(CHUNK);
-    expect(store.bodyBytes(CHUNK)).toBe(CHUNK % 1000);
-    expect(store.bodyBytes(CHUNK + 50)).toBe((CHUNK + 50) % 1000);
+    expect(rep.calls).toEqual([]);
+    expect(row(store, 7)).toEqual([7, 7, 1, messageKey(5, 7), 7, 0]);
+    expect(rep.calls).toEqual([[5, 0, CHUNK]]); // one replay for the whole chunk
+    expect(row(store, CHUNK - 1)).toEqual([CHUNK - 1, (CHUNK - 1) % 1000, (CHUNK - 1) % 3, messageKey(5, CHUNK - 1), CHUNK - 1, 0]);
+    expect(rep.calls.length).toBe(1);
+    expect(store.bodyBytes(CHUNK)).toBe(CHUNK % 1000); // still held
+    expect([store.minOffset, store.maxOffset]).toEqual([0, 3 * CHUNK]);
   });
 
-  it("reading a freed offset throws a RangeError naming the stored range", () => {
-    const store = filled(2 * CHUNK + 10);
-    store.freeBelow(2 * CHUNK);
-    expect(() => store.bodyBytes(CHUNK)).toThrow(RangeError);
+  it("keeps the columns of a chunk whose messages are not consecutive draws (a seeded backlog, a redirect)", () => {
+    const { store, rep } = filled(2 * CHUNK, false);
+    store.reclaimBelow(2 * CHUNK, Infinity);
+    expect(row(store, CHUNK + 3)).toEqual([CHUNK + 3, (CHUNK + 3) % 1000, (CHUNK + 3) % 3, messageKey(5, CHUNK + 3), CHUNK + 3, 0]);
+    expect(rep.calls).toEqual([]);
+  });
+
+  it("a refused write breaks the open chunk's draws, not the next chunk's", () => {
+    const store = new QueueStore(5, "T", "b", 0);
+    const rep = new Replayer();
+    store.regenerator = rep;
+    for (let i = 0; i < CHUNK; i++) store.append(i, i, 1, 0, -1, 0, 0, i);
+    store.breakDraws(); // at a chunk boundary: nothing is open
+    for (let i = CHUNK; i < 2 * CHUNK + 10; i++) {
+      store.append(i, i, 1, 0, -1, 0, 0, i);
+      if (i === CHUNK + 5) store.breakDraws(); // the producer's next message for this queue went elsewhere
+    }
+    store.reclaimBelow(2 * CHUNK, Infinity);
+    store.bornUs(0);
+    store.bornUs(CHUNK);
+    expect(rep.calls).toEqual([[5, 0, CHUNK]]); // chunk 1 was kept, not replayed
+  });
+
+  it("keeps two rebuilt chunks, most recently read first", () => {
+    const { store } = filled(4 * CHUNK);
+    store.reclaimBelow(3 * CHUNK, Infinity);
+    store.bornUs(0);
+    store.bornUs(CHUNK);
+    store.bornUs(1);
+    expect(store.rebuilds).toBe(2);
+    store.bornUs(2 * CHUNK); // evicts chunk 1 (least recently read)
+    store.bornUs(2);
+    expect(store.rebuilds).toBe(3);
+    store.bornUs(CHUNK + 1);
+    expect(store.rebuilds).toBe(4);
+  });
+
+  it("interpolates the commit-log position of a chunk reclaimed while hot, and reads a cold one as cold", () => {
+    const hot = filled(2 * CHUNK).store;
+    hot.reclaimBelow(CHUNK, 0); // everything at or above position 0 is in page cache: positions sampled
+    // Positions are 10·(i+1), linear, so interpolation between samples every 256 messages is exact.
+    for (const o of [0, 1, 255, 256, 1000, CHUNK - 2, CHUNK - 1]) expect(hot.clPos(o)).toBe(10 * (o + 1));
+    const cold = filled(2 * CHUNK).store;
+    cold.reclaimBelow(CHUNK, 10 * CHUNK + 1); // the chunk's last message (position 10·CHUNK) is cold
+    expect(cold.clPos(5)).toBe(-Infinity);
+    expect(cold.clPos(CHUNK)).toBe(10 * (CHUNK + 1));
+  });
+
+  it("never reclaims past maxOffset or a partly filled chunk, and keeps accepting appends", () => {
+    const { store } = filled(CHUNK + 10);
+    store.reclaimBelow(10 * CHUNK, Infinity);
+    expect(store.chunksHeld).toBe(1);
+    expect(store.append(0, 0, 77, 0, -1, 0, 0)).toBe(CHUNK + 10);
+    expect(store.bodyBytes(CHUNK + 10)).toBe(77);
+  });
+});
+
+describe("QueueStore.dropBelowMin and firstBornAtOrAfter", () => {
+  it("drops whole chunks below minOffset's chunk for good; reads there throw naming the stored range", () => {
+    const store = new QueueStore(0, "T", "broker-a", 3);
+    for (let i = 0; i < 2 * CHUNK + 10; i++) store.append(i, i, 1, 0, -1, 0, 0);
+    store.minOffset = 2 * CHUNK - 1;
+    store.dropBelowMin();
+    expect(store.bornUs(CHUNK)).toBe(CHUNK); // minOffset's chunk stays whole
+    store.minOffset = 2 * CHUNK;
+    store.dropBelowMin();
     expect(() => store.clPos(5)).toThrow(`stored ${2 * CHUNK}..${2 * CHUNK + 10}`);
     expect(() => store.clPos(5)).toThrow(/T@broker-a#3: offset 5 is not stored/);
   });
 
-  it("never frees past maxOffset, and the queue keeps accepting appends afterwards", () => {
-    const store = filled(CHUNK + 10);
-    store.freeBelow(10 * CHUNK);
-    expect(store.physicalMin).toBe(CHUNK);
-    expect(store.bodyBytes(CHUNK + 9)).toBe((CHUNK + 9) % 1000);
-    expect(store.append(0, 0, 77, 0, -1, 0, 0)).toBe(CHUNK + 10);
-    expect(store.bodyBytes(CHUNK + 10)).toBe(77);
-  });
-
-  it("does nothing for an offset at or below what is already freed", () => {
-    const store = filled(3 * CHUNK);
-    store.freeBelow(2 * CHUNK);
-    store.freeBelow(CHUNK);
-    expect(store.physicalMin).toBe(2 * CHUNK);
-    expect(store.chunksHeld).toBe(1);
-  });
-
-  it("frees an exact chunk boundary before any message of the next chunk exists", () => {
-    const store = filled(CHUNK);
-    store.freeBelow(CHUNK);
-    expect(store.chunksHeld).toBe(0);
-    expect(store.append(0, 0, 5, 0, -1, 0, 0)).toBe(CHUNK);
-    expect(store.bodyBytes(CHUNK)).toBe(5);
+  it("finds the first offset born at or after a time across chunks (born times never decrease)", () => {
+    const store = new QueueStore(0, "T", "b", 0);
+    // Messages born two by two: offset i is born at ⌊i/2⌋·10 µs.
+    for (let i = 0; i < 3 * CHUNK; i++) store.append(Math.floor(i / 2) * 10, i, 1, 0, -1, 0, 0);
+    expect(store.firstBornAtOrAfter(0, 0)).toBe(0);
+    expect(store.firstBornAtOrAfter(0, 5)).toBe(2);
+    expect(store.firstBornAtOrAfter(0, (CHUNK / 2) * 10)).toBe(CHUNK); // the first message of chunk 1
+    expect(store.firstBornAtOrAfter(0, (CHUNK / 2) * 10 - 1)).toBe(CHUNK);
+    expect(store.firstBornAtOrAfter(0, 1e12)).toBe(3 * CHUNK);
+    expect(store.firstBornAtOrAfter(CHUNK + 7, 0)).toBe(CHUNK + 7);
   });
 });
 

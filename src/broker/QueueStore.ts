@@ -1,8 +1,19 @@
 // One consume queue of a broker, with the messages it holds, stored column-wise in typed-array chunks.
 //
-// Why chunks: memory must follow the backlog, not the number of messages ever produced. Chunks below
-// the lowest offset anybody may still read are freed (MessageStore#reclaimBelow). Offsets are logical
-// and never reused: minOffset moves up with retention, maxOffset is the next slot.
+// Offsets are logical and never reused: minOffset moves up only by retention or a truncate, maxOffset is
+// the next slot, and every offset in [minOffset, maxOffset) can be read (a rewind replays exactly the
+// messages that were there).
+//
+// Memory follows the backlog, not the history (issue 11: derive, don't store). A chunk nobody can read
+// at the moment may be *reclaimed* (MessageStore#reclaimBelow): its columns go and only what re-creates
+// them stays — for a chunk of a scenario queue whose messages are consecutive draws of the topic's
+// producer, the draw number of its first message (the producer replays from there, Producer#regenerate);
+// for any other chunk (a seeded backlog, a message redirected here or away by a refused write) its born
+// times, body sizes and tags. Originals are their own origin, so those columns are derived. Commit-log
+// positions are kept only while the chunk may still be in page cache, as one sample every 256 messages
+// (a reclaimed message's position is interpolated between samples: only the page-cache test of a message
+// within 256 queue messages of the hot/cold boundary can differ from its first read). A reclaimed chunk
+// that is read again is rebuilt into a small per-queue cache. Reclaiming is invisible to the model.
 
 import type { MessageBatch } from "../protocol/commands.ts";
 
@@ -11,6 +22,9 @@ export const CHUNK = 1 << CHUNK_BITS;
 const MASK = CHUNK - 1;
 /** Offsets are addressed with 32-bit arithmetic; far beyond any run (2^31 messages in one queue). */
 const OFFSET_LIMIT = 2 ** 31;
+/** A reclaimed chunk still in page cache keeps the commit-log position of every 2^SAMPLE_BITS-th message. */
+const SAMPLE_BITS = 8;
+const SAMPLES = (CHUNK >>> SAMPLE_BITS) + 1;
 
 class Chunk {
   readonly bornUs = new Float64Array(CHUNK);
@@ -19,7 +33,38 @@ class Chunk {
   readonly tag = new Int16Array(CHUNK);
   readonly originKey = new Float64Array(CHUNK);
   readonly originBornUs = new Float64Array(CHUNK);
-  readonly reconsumeTimes = new Uint8Array(CHUNK);
+  readonly reconsumeTimes = new Uint16Array(CHUNK);
+}
+
+/** What a reclaimed chunk keeps when its messages cannot be replayed from the producer. */
+class KeptColumns {
+  readonly bornUs: Float64Array;
+  readonly bodyBytes: Int32Array;
+  readonly tag: Int16Array;
+  constructor(c: Chunk) {
+    this.bornUs = c.bornUs.slice();
+    this.bodyBytes = c.bodyBytes.slice();
+    this.tag = c.tag.slice();
+  }
+}
+
+/** One chunk's place: its columns while held, else what re-creates them. */
+class Slot {
+  live: Chunk | null = null;
+  /** Producer draw of the chunk's first message while all its messages are consecutive draws for this
+   * queue; −1 once that is broken (or for a chunk of a queue without producer). */
+  draw = -1;
+  /** Born time and commit-log position of the chunk's first message (searches skip whole chunks). */
+  firstBornUs = 0;
+  firstClPos = 0;
+  kept: KeptColumns | null = null;
+  /** Commit-log positions sampled at reclaim time while still in page cache; null = all cold. */
+  clSamples: Float64Array | null = null;
+}
+
+/** Re-creates the messages a producer sent to a queue (MessageSource#regenerate). */
+export interface Regenerator {
+  regenerate(mq: number, draw: number, count: number, bornUs: Float64Array, bodyBytes: Int32Array, tag: Int16Array): void;
 }
 
 /** Message key: identifies an original message across re-deliveries and retry copies. */
@@ -34,13 +79,20 @@ export function keyOffset(key: number): number {
 }
 
 export class QueueStore {
-  /** Lowest logical offset still readable (moved by retention). */
+  /** Lowest logical offset still readable (moved by retention or a truncate only). */
   minOffset = 0;
   /** Next offset to be written (= number of messages ever appended). */
   maxOffset = 0;
-  /** Chunk index of chunks[0]. */
-  private chunkBase = 0;
-  private chunks: (Chunk | null)[] = [];
+  /** Chunk index of slots[0] (slots below the chunk of minOffset are gone for good). */
+  private slotBase = 0;
+  private readonly slots: Slot[] = [];
+  /** Chunk rebuilds so far (a reclaimed chunk read again); for tests and benchmarks. */
+  rebuilds = 0;
+  /** Rebuilt chunks, most recently used first, and their chunk indexes. */
+  private readonly cache: Chunk[] = [];
+  private readonly cacheIdx: number[] = [];
+  /** Who re-creates replayable chunks; null = nothing is reclaimed as replayable. */
+  regenerator: Regenerator | null = null;
 
   /**
    * @param index global queue index (all topics, brokers, retry and DLQ queues)
@@ -52,16 +104,28 @@ export class QueueStore {
     readonly queueId: number,
   ) {}
 
-  append(bornUs: number, clPos: number, bodyBytes: number, tag: number, originKey: number, originBornUs: number, reconsumeTimes: number): number {
+  /**
+   * Appends a message; `draw` is the producer draw that made it, or −1 (a retry copy, a seeded backlog
+   * message, one redirected here): a chunk holding such a message keeps its columns when reclaimed.
+   */
+  append(bornUs: number, clPos: number, bodyBytes: number, tag: number, originKey: number, originBornUs: number, reconsumeTimes: number, draw = -1): number {
     const offset = this.maxOffset;
     if (offset >= OFFSET_LIMIT) throw new RangeError(`queue ${this.topic}#${this.queueId}: more than 2^31 messages`);
-    const ci = (offset >>> CHUNK_BITS) - this.chunkBase;
-    let c = this.chunks[ci];
-    if (c === undefined || c === null) {
-      c = new Chunk();
-      this.chunks[ci] = c;
-    }
     const i = offset & MASK;
+    const si = (offset >>> CHUNK_BITS) - this.slotBase;
+    let slot: Slot;
+    if (i === 0) {
+      slot = new Slot();
+      slot.live = new Chunk();
+      slot.draw = draw;
+      slot.firstBornUs = bornUs;
+      slot.firstClPos = clPos;
+      this.slots[si] = slot;
+    } else {
+      slot = this.slots[si]!;
+      if (draw < 0 || draw <= slot.draw) slot.draw = -1;
+    }
+    const c = slot.live!;
     c.bornUs[i] = bornUs;
     c.clPos[i] = clPos;
     c.bodyBytes[i] = bodyBytes;
@@ -73,17 +137,18 @@ export class QueueStore {
     return offset;
   }
 
-  /** First offset whose data is still physically stored. */
-  get physicalMin(): number {
-    return this.chunkBase << CHUNK_BITS;
+  /** A message the producer meant for this queue went elsewhere: the open chunk's draws are no longer consecutive. */
+  breakDraws(): void {
+    if ((this.maxOffset & MASK) === 0) return; // the next chunk starts afresh with its first message's draw
+    this.slots[(this.maxOffset >>> CHUNK_BITS) - this.slotBase]!.draw = -1;
   }
 
   private chunk(offset: number): Chunk {
-    const c = this.chunks[(offset >>> CHUNK_BITS) - this.chunkBase];
-    if (c === undefined || c === null || offset >= this.maxOffset) {
-      throw new RangeError(`queue ${this.topic}@${this.brokerName}#${this.queueId}: offset ${offset} is not stored (stored ${this.physicalMin}..${this.maxOffset})`);
+    const slot = offset < this.maxOffset && offset >= 0 ? this.slots[(offset >>> CHUNK_BITS) - this.slotBase] : undefined;
+    if (slot === undefined) {
+      throw new RangeError(`queue ${this.topic}@${this.brokerName}#${this.queueId}: offset ${offset} is not stored (stored ${this.slotBase << CHUNK_BITS}..${this.maxOffset})`);
     }
-    return c;
+    return slot.live ?? this.rebuilt(offset >>> CHUNK_BITS, slot);
   }
 
   bornUs(offset: number): number {
@@ -108,6 +173,11 @@ export class QueueStore {
     return this.chunk(offset).reconsumeTimes[offset & MASK]!;
   }
 
+  /** Commit-log position of the first message (`offset` 0 must be stored); no rebuild needed. */
+  firstClPos(): number {
+    return this.slots[-this.slotBase]!.firstClPos;
+  }
+
   /** Copies the message at `offset` into row `i` of a message batch (one chunk lookup for all columns). */
   copyTo(offset: number, out: MessageBatch, i: number): void {
     const c = this.chunk(offset);
@@ -120,19 +190,125 @@ export class QueueStore {
     out.reconsumeTimes[i] = c.reconsumeTimes[j]!;
   }
 
-  /** Frees every whole chunk below `offset`. */
-  freeBelow(offset: number): void {
-    const target = Math.min(offset, this.maxOffset) >>> CHUNK_BITS;
-    const drop = target - this.chunkBase;
-    if (drop <= 0) return;
-    this.chunks.splice(0, Math.min(drop, this.chunks.length));
-    this.chunkBase = target;
+  /**
+   * The first offset in [from, maxOffset) born at or after `timestampUs` (born times never decrease
+   * along a queue); maxOffset if none. Whole chunks are skipped by their first born time, so at most one
+   * reclaimed chunk is rebuilt.
+   */
+  firstBornAtOrAfter(from: number, timestampUs: number): number {
+    let lo = from;
+    let hi = this.maxOffset;
+    if (lo >= hi) return hi;
+    // The last chunk whose first message is born before timestampUs holds the answer (or the next chunk's start does).
+    let a = (lo >>> CHUNK_BITS) - this.slotBase;
+    let b = ((hi - 1) >>> CHUNK_BITS) - this.slotBase;
+    while (a < b) {
+      const mid = (a + b + 1) >>> 1;
+      if (this.slots[mid]!.firstBornUs < timestampUs) a = mid;
+      else b = mid - 1;
+    }
+    lo = Math.max(lo, (a + this.slotBase) << CHUNK_BITS);
+    hi = Math.min(hi, (a + this.slotBase + 1) << CHUNK_BITS);
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.bornUs(mid) < timestampUs) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
-  /** Number of chunks held (for memory accounting in tests and benchmarks). */
+  /** Drops everything below minOffset's chunk for good (after retention or a truncate moved it). */
+  dropBelowMin(): void {
+    const target = Math.min(this.minOffset, this.maxOffset) >>> CHUNK_BITS;
+    const drop = Math.min(target - this.slotBase, this.slots.length);
+    if (drop <= 0) return;
+    this.slots.splice(0, drop);
+    this.slotBase += drop;
+    for (let k = 0; k < this.cacheIdx.length; k++) {
+      if (this.cacheIdx[k]! < this.slotBase) this.cacheIdx[k] = -1;
+    }
+  }
+
+  /**
+   * Reclaims the columns of every whole chunk below `offset` (nobody holds a reference below it):
+   * `coldBelowClPos` is the commit-log position below which messages are out of page cache.
+   */
+  reclaimBelow(offset: number, coldBelowClPos: number): void {
+    const end = (Math.min(offset, this.maxOffset) >>> CHUNK_BITS) - this.slotBase;
+    for (let si = 0; si < end; si++) {
+      const slot = this.slots[si]!;
+      const c = slot.live;
+      if (c === null) continue;
+      if (slot.draw < 0 || this.regenerator === null) slot.kept = new KeptColumns(c);
+      if (c.clPos[MASK]! >= coldBelowClPos) {
+        const s = new Float64Array(SAMPLES);
+        for (let k = 0; k < SAMPLES - 1; k++) s[k] = c.clPos[k << SAMPLE_BITS]!;
+        s[SAMPLES - 1] = c.clPos[MASK]!;
+        slot.clSamples = s;
+      }
+      slot.live = null;
+    }
+  }
+
+  /** A reclaimed chunk, rebuilt (or found) in the cache of the two most recently read. */
+  private rebuilt(ci: number, slot: Slot): Chunk {
+    const idx = this.cacheIdx;
+    const cache = this.cache;
+    for (let k = 0; k < cache.length; k++) {
+      if (idx[k] !== ci) continue;
+      const c = cache[k]!;
+      if (k > 0) {
+        cache[k] = cache[0]!;
+        idx[k] = idx[0]!;
+        cache[0] = c;
+        idx[0] = ci;
+      }
+      return c;
+    }
+    const c = cache.length < 2 ? new Chunk() : cache.pop()!;
+    if (idx.length > cache.length) idx.pop();
+    cache.unshift(c);
+    idx.unshift(ci);
+    this.fill(c, ci, slot);
+    this.rebuilds++;
+    return c;
+  }
+
+  private fill(c: Chunk, ci: number, slot: Slot): void {
+    const start = ci << CHUNK_BITS;
+    if (slot.kept !== null) {
+      c.bornUs.set(slot.kept.bornUs);
+      c.bodyBytes.set(slot.kept.bodyBytes);
+      c.tag.set(slot.kept.tag);
+    } else {
+      this.regenerator!.regenerate(this.index, slot.draw, CHUNK, c.bornUs, c.bodyBytes, c.tag);
+    }
+    const s = slot.clSamples;
+    for (let i = 0; i < CHUNK; i++) {
+      c.originKey[i] = messageKey(this.index, start + i);
+      c.originBornUs[i] = c.bornUs[i]!;
+      c.reconsumeTimes[i] = 0;
+      if (s === null) {
+        c.clPos[i] = -Infinity;
+      } else {
+        const k = i >>> SAMPLE_BITS;
+        const i0 = k << SAMPLE_BITS;
+        const i1 = Math.min(i0 + (1 << SAMPLE_BITS), MASK);
+        c.clPos[i] = i === i0 ? s[k]! : Math.round(s[k]! + ((s[k + 1]! - s[k]!) * (i - i0)) / (i1 - i0));
+      }
+    }
+  }
+
+  /** The first offset of the first chunk whose columns are held (maxOffset's chunk start if none is). */
+  get liveFrom(): number {
+    for (let si = 0; si < this.slots.length; si++) if (this.slots[si]!.live !== null) return (this.slotBase + si) << CHUNK_BITS;
+    return (this.slotBase + this.slots.length) << CHUNK_BITS;
+  }
+
+  /** Number of chunks whose columns are held (for memory accounting in tests and benchmarks). */
   get chunksHeld(): number {
     let n = 0;
-    for (const c of this.chunks) if (c) n++;
+    for (const s of this.slots) if (s.live !== null) n++;
     return n;
   }
 }

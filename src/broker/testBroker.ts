@@ -15,7 +15,7 @@ import {
 } from "../protocol/commands.ts";
 import { Routes } from "../protocol/routes.ts";
 import { normalizeScenario } from "../scenario/normalize.ts";
-import type { Model } from "../scenario/types.ts";
+import type { Model, StoreModel } from "../scenario/types.ts";
 import { Broker, BrokerTimer } from "./Broker.ts";
 import type { BrokerObserver } from "./BrokerObserver.ts";
 import type { MessageSource } from "./MessageStore.ts";
@@ -44,6 +44,8 @@ export interface RigInput {
   group?: Record<string, unknown>;
   /** Replaces the group list. */
   groups?: Record<string, unknown>[];
+  /** Overrides of the broker's normalised store settings. */
+  store?: Partial<StoreModel>;
 }
 
 /** Which of BrokerObserver's methods was called, with its arguments. */
@@ -70,8 +72,8 @@ export class RecordingObserver implements BrokerObserver {
   discarded(group: number, originKey: number): void {
     this.calls.push(["discarded", group, originKey]);
   }
-  storageReclaimed(mq: number, offset: number): void {
-    this.calls.push(["storageReclaimed", mq, offset]);
+  commitLogDeleted(broker: number, files: number, reason: number, nowUs: number): void {
+    this.calls.push(["commitLogDeleted", broker, files, reason, nowUs]);
   }
   /** The arguments of every call of one method, in call order. */
   of(name: keyof BrokerObserver): number[][] {
@@ -126,6 +128,11 @@ export class FakeSource implements MessageSource {
 
   wakeAtNextArrival(topic: number): void {
     this.wakeRequests.push({ topic, atUs: this.ctx.nowUs });
+  }
+
+  /** Planned messages are stored with draw −1, so nothing is ever replayed from here. */
+  regenerate(mq: number, draw: number): void {
+    throw new Error(`FakeSource cannot replay queue ${mq} from draw ${draw}`);
   }
 }
 
@@ -194,6 +201,7 @@ export class BrokerFixture {
       name: "rig", seed: input.seed ?? 1, profile: input.profile ?? "4.9",
       brokers: [{ name: "broker-a", ...input.broker }], topics, groups,
     });
+    Object.assign(this.model.brokers[0]!.store, input.store);
     this.ctx = new TestContext(brokerAddr(0), this.model.seed);
     this.routes = new Routes(this.model);
     this.source = new FakeSource(this.ctx);

@@ -9,6 +9,7 @@ export interface BrokerTrace {
   retryDelivered: number;
   dlq: number;
   retention: number;
+  commitLogDeleted: number;
   channelExpired: number;
 }
 
@@ -20,6 +21,7 @@ export function defineBrokerTrace(trace: Trace): BrokerTrace {
     retryDelivered: trace.defineType("retryDelivered", ["mq", "offset", "reconsumeTimes", "group"]),
     dlq: trace.defineType("dlq", ["mq", "offset", "reconsumeTimes", "group"]),
     retention: trace.defineType("retention", ["mq", "minOffset"]),
+    commitLogDeleted: trace.defineType("commitLogDeleted", ["broker", "files", "minPhyOffset", "reason"]),
     channelExpired: trace.defineType("channelExpired", ["broker", "consumer"]),
   };
 }

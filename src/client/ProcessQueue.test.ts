@@ -816,3 +816,33 @@ describe("release (memory of a dead ProcessQueue)", () => {
     expect(cached(pq)).toEqual(range(0, 10));
   });
 });
+
+describe("ProcessQueue byte counters (issue 11 defect 4: bodies up to the 1 GiB maxMessageSize limit)", () => {
+  const GiB = 1024 * MiB;
+
+  it("keeps msgSize exact past 2^31 and 2^32 bytes: five 1 GiB bodies cache 5 GiB, cachedMiB 5120", () => {
+    const pq = new ProcessQueue(T0);
+    put(pq, range(0, 5), GiB);
+    expect(pq.msgSize).toBe(5 * GiB);
+    expect(pq.cachedMiB).toBe(5120);
+    remove(pq, [0, 1]);
+    expect(pq.msgSize).toBe(3 * GiB);
+  });
+
+  it("subtracts 1 GiB bodies exactly on an orderly commit of part of the cache", () => {
+    const pq = new ProcessQueue(T0);
+    put(pq, range(0, 5), GiB);
+    pq.takeMessages(2, T0);
+    pq.commit();
+    expect([pq.msgCount, pq.msgSize]).toEqual([3, 3 * GiB]);
+  });
+
+  it("holds a 1 GiB body in its column (length + 1 still fits) and reads it back", () => {
+    const pq = new ProcessQueue(T0);
+    put(pq, [7], GiB);
+    expect(pq.bodyBytes(7)).toBe(GiB);
+    const batch = new MessageBatch(1);
+    batch.add(messages([7], { bodyBytes: GiB }), 0);
+    expect(batch.bodyBytes[0]).toBe(GiB);
+  });
+});

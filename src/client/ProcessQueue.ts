@@ -15,7 +15,8 @@ const MiB = 1024 * 1024;
 
 export class ProcessQueue {
   msgCount = 0;
-  /** Sum of cached body lengths, bytes (§3: bodies only). */
+  /** Sum of cached body lengths, bytes (§3: bodies only). A double, never an Int32: the sum of a
+   * full cache passes 2^31 long before any single body could. */
   msgSize = 0;
   /** Offset of the last *new* message put, in list order (§3.1) — not a max(). */
   queueOffsetMax = 0;
@@ -29,15 +30,16 @@ export class ProcessQueue {
   msgAccCnt = 0;
   tryUnlockTimes = 0;
 
-  // Ring window over offsets [lo, hi]; entry = body length + 1 (0 = absent). The other columns are the
-  // client's copy of each cached message (set by allocate()).
+  // Ring window over offsets [lo, hi]; entry = body length + 1 (0 = absent). A body is at most its
+  // broker's maxMessageSize, itself at most 1 GiB (normalizeScenario), so length + 1 fits an Int32.
+  // The other columns are the client's copy of each cached message (set by allocate()).
   private mask!: number;
   private sizes!: Int32Array;
   /** CONSUME_START_TIME of each cached message, −1 if no attempt started (for cleanExpiredMsg, §3.7). */
   private startUs!: Float64Array;
   private keys!: Float64Array;
   private bornUs!: Float64Array;
-  private rts!: Uint8Array;
+  private rts!: Uint16Array;
   private tags!: Int16Array;
   private lo = 0;
   private hi = -1;
@@ -257,7 +259,7 @@ export class ProcessQueue {
     this.startUs = new Float64Array(cap).fill(-1);
     this.keys = new Float64Array(cap);
     this.bornUs = new Float64Array(cap);
-    this.rts = new Uint8Array(cap);
+    this.rts = new Uint16Array(cap);
     this.tags = new Int16Array(cap);
   }
 

@@ -2,12 +2,50 @@
 // and body sizes. Arrivals are materialised lazily — `advanceTo(t)` appends every message born at or
 // before t — so a backlogged run schedules no event per produced message. Someone who must react to
 // the next arrival (a held long poll) asks for `nextArrivalUs`.
+//
+// Every message a producer ever made can be made again: `regenerate` replays the topic's streams from a
+// checkpoint taken every CHECKPOINT_DRAWS messages, so the store need not keep the attributes of messages
+// nobody holds (issue 11: derive, don't store).
 import type { ProduceModel } from "../scenario/types.ts";
-import type { Rng } from "../sim/streams.ts";
+import { restoreRng, type AleaState, type StatefulRng } from "../sim/streams.ts";
 
-/** Receives each produced message: its queue (index into the topic's queue list), birth, body and tag. */
+/** Receives each produced message: its queue (index into the topic's queue list), birth, body, tag and
+ * the producer's draw number (−1 for a seeded backlog message, which no replay re-creates). */
 export interface ProducedSink {
-  appendProduced(topicQueue: number, bornUs: number, bodyBytes: number, tag: number): void;
+  appendProduced(topicQueue: number, bornUs: number, bodyBytes: number, tag: number, draw: number): void;
+}
+
+/** A checkpoint every 2^12 messages of the topic. */
+export const CHECKPOINT_BITS = 12;
+const CHECKPOINT_MASK = (1 << CHECKPOINT_BITS) - 1;
+
+/** The producer's state just before a draw: enough to replay it and everything after it. */
+interface Checkpoint {
+  arrival: AleaState;
+  attr: AleaState;
+  exactUs: number;
+  nextArrivalUs: number;
+  rate: number;
+  changeIdx: number;
+  rr: number;
+}
+
+/** A sink that keeps the messages of one queue, for `regenerate`. */
+class Collector implements ProducedSink {
+  queue = 0;
+  from = 0;
+  n = 0;
+  count = 0;
+  bornUs: Float64Array = new Float64Array(0);
+  bodyBytes: Int32Array = new Int32Array(0);
+  tag: Int16Array = new Int16Array(0);
+  appendProduced(topicQueue: number, bornUs: number, bodyBytes: number, tag: number, draw: number): void {
+    if (topicQueue !== this.queue || draw < this.from || this.n >= this.count) return;
+    this.bornUs[this.n] = bornUs;
+    this.bodyBytes[this.n] = bodyBytes;
+    this.tag[this.n] = tag;
+    this.n++;
+  }
 }
 
 export class Producer {
@@ -21,13 +59,19 @@ export class Producer {
   private readonly tagCum: number[];
   private readonly queueCum: number[] | null;
   private readonly queueCount: number;
+  /** Messages produced by produceNext so far (the next one's draw number). */
+  draws = 0;
+  /** checkpoints[k]: the state before draw k·2^CHECKPOINT_BITS. */
+  private readonly checkpoints: Checkpoint[] = [];
+  private replayer: Producer | null = null;
+  private collector: Collector | null = null;
 
   constructor(
     private readonly model: ProduceModel,
     queueCount: number,
-    private readonly sink: ProducedSink,
-    private readonly arrivalRng: Rng,
-    private readonly attrRng: Rng,
+    private sink: ProducedSink,
+    private arrivalRng: StatefulRng,
+    private attrRng: StatefulRng,
     startUs: number,
   ) {
     this.queueCount = queueCount;
@@ -43,7 +87,7 @@ export class Producer {
     const step = spanUs / perQueue;
     for (let i = 0; i < perQueue; i++) {
       const bornUs = Math.floor(startUs - spanUs + i * step);
-      for (let q = 0; q < this.queueCount; q++) this.sink.appendProduced(q, bornUs, this.body(), this.tag());
+      for (let q = 0; q < this.queueCount; q++) this.sink.appendProduced(q, bornUs, this.body(), this.tag(), -1);
     }
   }
 
@@ -54,9 +98,54 @@ export class Producer {
 
   /** Produces the next message (born at nextArrivalUs). */
   produceNext(): void {
+    const draw = this.draws++;
+    if ((draw & CHECKPOINT_MASK) === 0 && this.sink !== this.collector) this.saveCheckpoint(draw >>> CHECKPOINT_BITS);
     const bornUs = this.nextArrivalUs;
-    this.sink.appendProduced(this.selectQueue(), bornUs, this.body(), this.tag());
+    this.sink.appendProduced(this.selectQueue(), bornUs, this.body(), this.tag(), draw);
     this.scheduleFrom(this.exactUs);
+  }
+
+  private saveCheckpoint(k: number): void {
+    this.checkpoints[k] = {
+      arrival: this.arrivalRng.state(), attr: this.attrRng.state(), exactUs: this.exactUs,
+      nextArrivalUs: this.nextArrivalUs, rate: this.rate, changeIdx: this.changeIdx, rr: this.rr,
+    };
+  }
+
+  /**
+   * Re-creates, exactly as first produced, the `count` messages the producer sent to `topicQueue` from
+   * draw `draw` on (the store guarantees none of them went elsewhere). Replays the topic from the
+   * checkpoint at or before `draw` on a private copy: the live streams are untouched.
+   */
+  regenerate(topicQueue: number, draw: number, count: number, bornUs: Float64Array, bodyBytes: Int32Array, tag: Int16Array): void {
+    if (draw < 0 || draw >= this.draws) throw new RangeError(`no draw ${draw} to replay (${this.draws} made)`);
+    const cp = this.checkpoints[draw >>> CHECKPOINT_BITS]!;
+    const col = (this.collector ??= new Collector());
+    col.queue = topicQueue;
+    col.from = draw;
+    col.n = 0;
+    col.count = count;
+    col.bornUs = bornUs;
+    col.bodyBytes = bodyBytes;
+    col.tag = tag;
+    let r = this.replayer;
+    if (r === null) {
+      r = new Producer(this.model, this.queueCount, col, restoreRng(cp.arrival), restoreRng(cp.attr), 0);
+      this.replayer = r;
+    }
+    r.arrivalRng = restoreRng(cp.arrival);
+    r.attrRng = restoreRng(cp.attr);
+    r.exactUs = cp.exactUs;
+    r.nextArrivalUs = cp.nextArrivalUs;
+    r.rate = cp.rate;
+    r.changeIdx = cp.changeIdx;
+    r.rr = cp.rr;
+    r.draws = (draw >>> CHECKPOINT_BITS) << CHECKPOINT_BITS;
+    r.collector = col;
+    while (col.n < count) {
+      if (r.draws >= this.draws) throw new RangeError(`replay of queue ${topicQueue} from draw ${draw} found ${col.n} of ${count} messages`);
+      r.produceNext();
+    }
   }
 
   /**

@@ -41,6 +41,10 @@ export class Recorder implements ClusterObserver {
   messagesDeleted(mq: number, from: number, to: number): void {
     this.fates.deleted(mq, from, to);
   }
+  commitLogDeleted(broker: number, files: number, reason: number, nowUs: number): void {
+    const why = ["deleteWhen hour", "disk above diskMaxUsedSpaceRatio", "disk above the forced-clean ratio"][reason] ?? "";
+    this.markers.push({ tUs: nowUs, kind: "retention", label: `broker ${broker}: ${files} commit-log file${files === 1 ? "" : "s"} deleted (${why})` });
+  }
   storageReclaimed(mq: number, offset: number): void {
     this.fates.reclaimed(mq, offset);
   }

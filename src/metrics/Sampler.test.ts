@@ -66,7 +66,7 @@ function snapshot(cl: Cluster, rec: Recorder) {
     nowUs: cl.sched.nowUs,
     stores: cl.brokers.map((b) => cl.routes.queuesOf(b.index).map((mq) => {
       const q = b.store.queue(mq);
-      return [mq, q.minOffset, q.maxOffset, q.physicalMin, q.chunksHeld];
+      return [mq, q.minOffset, q.maxOffset, q.chunksHeld];
     })),
     committed: cl.model.groups.map((g) => cl.routes.queues.map((q) => cl.brokers[q.brokerIndex]!.offsets.queryOffset(g.index, q.index))),
     consumers: cl.incarnations.map((c) => ({

@@ -25,6 +25,8 @@ export class Producers implements MessageSource {
   /** Queues that got a message while a pull was held on them, in storing order. */
   private readonly arrived: number[] = [];
   private readonly kindArrival: number;
+  /** Per global queue: its index in its topic's queue list. */
+  private readonly topicQueueIndex: Int32Array;
 
   constructor(
     model: Model,
@@ -34,6 +36,7 @@ export class Producers implements MessageSource {
     streams: RandomStreams,
   ) {
     this.kindArrival = sched.defineKind("topicArrival", (topic) => this.onArrival(topic));
+    this.topicQueueIndex = new Int32Array(routes.queues.length).fill(-1);
     for (const t of routes.topics) {
       this.armed.push(false);
       const produce = t.modelTopic >= 0 ? model.topics[t.modelTopic]!.produce : null;
@@ -42,8 +45,11 @@ export class Producers implements MessageSource {
         continue;
       }
       const queues = t.queues;
-      const sink = { appendProduced: (q: number, bornUs: number, body: number, tag: number) => this.store(queues, q, bornUs, body, tag) };
-      const p = new Producer(produce, queues.length, sink, streams.get(`topic/${t.name}/arrival`), streams.get(`topic/${t.name}/attributes`), 0);
+      for (let i = 0; i < queues.length; i++) this.topicQueueIndex[queues[i]!] = i;
+      const sink = {
+        appendProduced: (q: number, bornUs: number, body: number, tag: number, draw: number) => this.store(queues, q, bornUs, body, tag, draw),
+      };
+      const p = new Producer(produce, queues.length, sink, streams.stateful(`topic/${t.name}/arrival`), streams.stateful(`topic/${t.name}/attributes`), 0);
       this.producers.push(p);
       this.active.push(p);
     }
@@ -92,23 +98,36 @@ export class Producers implements MessageSource {
     this.sched.scheduleAt(Math.max(p.nextArrivalUs, this.sched.nowUs), this.kindArrival, topic);
   }
 
-  /** A producer's send: the chosen queue's broker, or — if it refuses — the next queue of a broker that accepts. */
-  private store(queues: readonly number[], q: number, bornUs: number, bodyBytes: number, tag: number): void {
+  /** MessageSource#regenerate: replays the queue's topic producer. */
+  regenerate(mq: number, draw: number, count: number, bornUs: Float64Array, bodyBytes: Int32Array, tag: Int16Array): void {
+    this.producers[this.routes.topicOf(mq)]!.regenerate(this.topicQueueIndex[mq]!, draw, count, bornUs, bodyBytes, tag);
+  }
+
+  /**
+   * A producer's send: the chosen queue's broker, or — if it refuses — the next queue of a broker that
+   * accepts. A message that does not land on its chosen queue cannot be replayed from that queue's
+   * draws: both queues' stores are told (the message is stored with draw −1, the chosen queue's draw
+   * sequence is broken).
+   */
+  private store(queues: readonly number[], q: number, bornUs: number, bodyBytes: number, tag: number, draw: number): void {
     let mq = queues[q]!;
     let broker = this.brokers[this.routes.brokerOf(mq)]!;
     if (!broker.acceptsWrites()) {
+      broker.refusedWrite(mq);
+      draw = -1;
       mq = -1;
       for (let k = 1; k < queues.length && mq < 0; k++) {
         const cand = queues[(q + k) % queues.length]!;
         broker = this.brokers[this.routes.brokerOf(cand)]!;
         if (broker.acceptsWrites()) mq = cand;
+        else broker.refusedWrite(-1);
       }
       if (mq < 0) {
         this.produceFailed++;
         return;
       }
     }
-    if (broker.putMessage(mq, bornUs, bodyBytes, tag)) this.arrived.push(mq);
+    if (broker.putMessage(mq, bornUs, bodyBytes, tag, draw)) this.arrived.push(mq);
   }
 
   /** The reput thread's notifyMessageArriving for each queue that got messages while held. */

@@ -1,14 +1,13 @@
 // Storage reclamation: the simulator's own memory management, not RocketMQ behaviour (a broker keeps
-// its commit log until retention deletes it). Every second, after retention, it frees the stored
-// messages of each scenario queue below the lowest offset anything may still read: every group's
-// committed offset (0 for a group without one), and — of every live instance — its ProcessQueues'
-// first messages, its in-memory offsets, the messages in its consume workers, and every pull
-// request's next offset and in-flight offset (of dead incarnations too, until their pulls end).
+// its commit log until retention deletes it). Every second it reclaims the columns of each scenario
+// queue's stored messages below the lowest offset anything holds now: every group's committed offset,
+// and — of every live instance — its ProcessQueues' first messages, its in-memory offsets, the messages
+// in its consume workers, and every pull request's next offset and in-flight offset (of dead
+// incarnations too, until their pulls end). A group with no committed offset holds nothing.
 //
-// Like a garbage collector it must see every reference, so it sits where everything is visible.
-// Freeing is visible to the model through the store's physicalMin (retention raises minOffset to it):
-// a rewind below the floor reads as OFFSET_ILLEGAL. Making reclamation invisible is the message store's
-// next step.
+// Reclaiming is invisible to the model (QueueStore re-creates reclaimed messages when they are read
+// again: a rewind, a new group from the first offset), so the roots only decide how much is re-created
+// rather than kept; like a garbage collector's, they sit where everything is visible.
 import type { Cluster } from "./Cluster.ts";
 
 export const RECLAIM_PERIOD_US = 1_000_000;
@@ -33,8 +32,17 @@ export class StorageReclaimer {
     this.cluster.sched.scheduleIn(RECLAIM_PERIOD_US, this.kind);
   }
 
-  /** Frees every scenario queue's storage below its floor. */
+  /** Reclaims every scenario queue's storage below its floor. */
   reclaim(): void {
+    const floor = this.floors();
+    for (const mq of this.ordinary) {
+      const f = floor[mq]!;
+      if (f !== Infinity) this.cluster.brokers[this.cluster.routes.brokerOf(mq)]!.store.reclaimBelow(mq, f);
+    }
+  }
+
+  /** Per global queue, the lowest offset anything holds now (Infinity: nothing). Valid until the next call. */
+  floors(): Float64Array {
     const cl = this.cluster;
     const floor = this.floor;
     floor.fill(Infinity);
@@ -44,8 +52,7 @@ export class StorageReclaimer {
     for (const grp of cl.model.groups) {
       for (const sub of grp.subscriptions) {
         for (const mq of cl.routes.topicQueues(sub.topic)) {
-          const committed = cl.brokers[cl.routes.brokerOf(mq)]!.offsets.queryOffset(grp.index, mq);
-          lower(mq, committed >= 0 ? committed : 0);
+          lower(mq, cl.brokers[cl.routes.brokerOf(mq)]!.offsets.queryOffset(grp.index, mq));
         }
       }
     }
@@ -61,9 +68,6 @@ export class StorageReclaimer {
         if (!pr.pq.dropped) lower(pr.mq, pr.nextOffset);
       }
     }
-    for (const mq of this.ordinary) {
-      const f = floor[mq]!;
-      if (f !== Infinity) cl.brokers[cl.routes.brokerOf(mq)]!.store.reclaimBelow(mq, f);
-    }
+    return floor;
   }
 }

@@ -3,7 +3,7 @@
 
 export interface Marker {
   tUs: number;
-  kind: "rebalance" | "fault";
+  kind: "rebalance" | "fault" | "retention";
   label: string;
 }
 

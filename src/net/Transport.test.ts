@@ -79,7 +79,7 @@ class FakeNode implements Node {
 function scriptedLatency(valuesUs: number[]): Dist {
   let i = 0;
   const next = (): number => valuesUs[Math.min(i++, valuesUs.length - 1)]!;
-  return { kind: "script", mean: 0, quantile: next, sample: (rng: Rng) => (rng(), next()) };
+  return { kind: "script", mean: 0, valueMax: Math.max(...valuesUs), quantile: next, sample: (rng: Rng) => (rng(), next()) };
 }
 
 /** Two brokers and two client slots on a real kernel and network. */
@@ -434,7 +434,7 @@ describe("per-link FIFO: a record never overtakes an earlier one on the same lin
   });
 
   it("holds for many records on a link with random latency", () => {
-    const random = world({ kind: "uniform-ish", mean: 0, quantile: (u) => Math.floor(u * 10_000), sample: (rng) => Math.floor(rng() * 10_000) });
+    const random = world({ kind: "uniform-ish", mean: 0, valueMax: 9_999, quantile: (u) => Math.floor(u * 10_000), sample: (rng) => Math.floor(rng() * 10_000) });
     for (let i = 0; i < 50; i++) random.c0.ctx.send(brokerAddr(0), new UpdateConsumerOffsetRequest(3, 5, i));
     const offsets: number[] = [];
     random.b0.receive = function (msg: Command) {

@@ -118,6 +118,8 @@ export class MessageBatch implements MessageColumns {
   count = 0;
   /** Queue offset of each message in the queue it was pulled from. */
   offsets: Float64Array;
+  /** Body length of each message, bytes: at most the broker's maxMessageSize, itself at most 1 GiB
+   * (normalizeScenario), so 32 bits hold it. Sums of bodies are kept in doubles, never here. */
   bodyBytes: Int32Array;
   /** Tag index (−1: none). */
   tag: Int16Array;
@@ -126,7 +128,7 @@ export class MessageBatch implements MessageColumns {
   /** Born time of the original message, µs. */
   originBornUs: Float64Array;
   /** RECONSUME_TIME: 0 for an original, n for its n-th retry copy. */
-  reconsumeTimes: Uint8Array;
+  reconsumeTimes: Uint16Array;
 
   constructor(capacity = 32) {
     this.offsets = new Float64Array(capacity);
@@ -134,7 +136,7 @@ export class MessageBatch implements MessageColumns {
     this.tag = new Int16Array(capacity);
     this.originKey = new Float64Array(capacity);
     this.originBornUs = new Float64Array(capacity);
-    this.reconsumeTimes = new Uint8Array(capacity);
+    this.reconsumeTimes = new Uint16Array(capacity);
   }
 
   get capacity(): number {
@@ -162,7 +164,7 @@ export class MessageBatch implements MessageColumns {
     this.tag = new Int16Array(cap);
     this.originKey = new Float64Array(cap);
     this.originBornUs = new Float64Array(cap);
-    this.reconsumeTimes = new Uint8Array(cap);
+    this.reconsumeTimes = new Uint16Array(cap);
   }
 }
 

@@ -20,7 +20,8 @@ export interface ChartView {
 export const CHART_RUNTIME_JS = String.raw`
 var RMQ_MARKER_STYLE = {
   rebalance: { color: "#8a8a8a", width: 1, dash: [4, 4] },
-  fault: { color: "#d62728", width: 2, dash: [] }
+  fault: { color: "#d62728", width: 2, dash: [] },
+  retention: { color: "#9467bd", width: 2, dash: [6, 3] }
 };
 
 function rmqSliceRange(tSec, fromSec, toSec) {
@@ -45,8 +46,8 @@ function rmqMarkersPlugin(markers) {
       ctx.beginPath();
       ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
       ctx.clip();
-      // Faults last, so a red line is never hidden under a grey one.
-      ["rebalance", "fault"].forEach(function (kind) {
+      // Faults last, so a red line is never hidden under a grey or purple one.
+      ["rebalance", "retention", "fault"].forEach(function (kind) {
         if (!visible[kind]) return;
         var style = RMQ_MARKER_STYLE[kind];
         ctx.strokeStyle = style.color;
@@ -64,7 +65,7 @@ function rmqMarkersPlugin(markers) {
           ctx.moveTo(px, area.top);
           ctx.lineTo(px, area.bottom);
           ctx.stroke();
-          if (kind === "fault" && px > labelRight) {
+          if (kind !== "rebalance" && px > labelRight) {
             var text = m.label.length > 28 ? m.label.slice(0, 27) + "…" : m.label;
             ctx.font = "11px " + chart.options.plugins.title.font.family;
             ctx.textBaseline = "top";
@@ -179,7 +180,7 @@ function rmqChartConfig(data, spec, view) {
       pointRadius: 0, pointHoverRadius: 0, pointHitRadius: 0
     });
   });
-  ["rebalance", "fault"].forEach(function (kind) {
+  ["rebalance", "retention", "fault"].forEach(function (kind) {
     var n = data.markers.filter(function (m) { return m.kind === kind && m.tSec >= xMin && m.tSec <= xMax; }).length;
     if (n === 0) return;
     var style = RMQ_MARKER_STYLE[kind];

@@ -60,7 +60,7 @@ export interface ChartSpec {
 
 export interface ChartMarker {
   tSec: number;
-  kind: "rebalance" | "fault";
+  kind: "rebalance" | "fault" | "retention";
   label: string;
 }
 

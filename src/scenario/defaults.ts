@@ -1,6 +1,7 @@
 // Every default of the model, in one place. Values and units follow the RocketMQ source as recorded in
 // ../shared/spec/rocketmq-consumer.md (section numbers cited per block). Config keys keep RocketMQ's
 // field names and RocketMQ's units (ms, minutes, MiB) so users can paste their client settings.
+import type { StoreModel } from "./types.ts";
 
 /** Push-consumer fields, spec §0.1 and ClientConfig §0.2. Units as in RocketMQ. */
 export interface ConsumerConfig {
@@ -156,6 +157,13 @@ export const BROKER_CONSTANTS = Object.freeze({
   STORE_OVERHEAD_BYTES: 91 + 64,
 });
 
+/**
+ * Accepted range of a broker's maxMessageSize, bytes. The upper end is our own limit, not RocketMQ's
+ * (an int there): at most 1 GiB keeps every per-message size, stored in 32-bit columns with room for a
+ * header or a +1 marker, far from overflowing (a 4 GiB body once stored as 0 bytes).
+ */
+export const MAX_MESSAGE_SIZE_RANGE: readonly [number, number] = [1, 1024 ** 3];
+
 /** Scenario-level defaults. */
 export const SCENARIO_DEFAULTS = Object.freeze({
   seed: 1,
@@ -164,9 +172,11 @@ export const SCENARIO_DEFAULTS = Object.freeze({
   profile: "4.9" as const,
   /** 40 % of a 16 GiB broker's RAM: the commit-log tail counted as page cache (spec §0.5). */
   hotBytes: Math.floor(0.4 * 16 * 1024 ** 3),
+  /** Largest message body a broker accepts, bytes: MessageStoreConfig#maxMessageSize and the producer's
+   * DefaultMQProducer#maxMessageSize (checked by Validators#checkMessage) are both 1024 * 1024 * 4. */
+  maxMessageSize: 4 * 1024 ** 2,
   networkLatency: { dist: "lognormal", median: "300us", p99: "2ms" } as const,
   queuesPerBroker: 8,
-  retention: "72h",
   instances: 1,
   consumeFromWhere: "CONSUME_FROM_LAST_OFFSET" as const,
   /** consumeTimestamp default: 30 minutes before the consumer starts (spec §0.1). */
@@ -178,3 +188,19 @@ export const SCENARIO_DEFAULTS = Object.freeze({
   /** Hard cap on events per run, so a runaway scenario reports instead of hanging. */
   maxEvents: 2_000_000_000,
 });
+
+/** A broker's store, RocketMQ's MessageStoreConfig defaults (broker spec §1.1, §2, §12). */
+export const STORE_DEFAULTS: Readonly<Omit<StoreModel, "startTimeUs">> = Object.freeze({
+  mappedFileSizeCommitLog: 1024 ** 3,
+  fileReservedTimeUs: 72 * 3_600_000_000,
+  deleteWhenHours: [4],
+  cleanResourceIntervalUs: 10_000_000,
+  deleteFileBatchMax: 10,
+  diskBytes: Infinity,
+  diskOtherBytes: 0,
+  diskMaxUsedSpaceRatio: 0.75,
+  diskSpaceCleanForciblyRatio: 0.85,
+  diskSpaceWarningLevelRatio: 0.9,
+});
+/** The first clean-up runs this long after the store starts (addScheduleTask's initial delay, §2.1). */
+export const CLEAN_FIRST_DELAY_US = 60_000_000;

@@ -251,3 +251,100 @@ describe("compileDist: validation", () => {
     expect(didYouMean("zzz", ["uniform"])).toBe("");
   });
 });
+
+describe("compileDist: valueMax, the largest value a distribution can draw", () => {
+  it("is the value, the upper end or the largest weighted value for the bounded kinds", () => {
+    expect(compileDist("4MiB", "bytes", "b").valueMax).toBe(4 * 1024 ** 2);
+    expect(compileDist({ dist: "uniform", min: 1, max: 3 }, "count", "c").valueMax).toBe(3);
+    expect(compileDist({ dist: "empirical", values: [[30, 0], [10, 1], [20, 2]] }, "count", "c").valueMax).toBe(20);
+  });
+
+  it("is Infinity for an unbounded tail, and the constant for a degenerate one", () => {
+    expect(compileDist({ dist: "exponential", mean: "1ms" }, "duration", "d").valueMax).toBe(Infinity);
+    expect(compileDist({ dist: "normal", mean: "1ms", sd: "1ms" }, "duration", "d").valueMax).toBe(Infinity);
+    expect(compileDist({ dist: "lognormal", median: "1ms", p99: "9ms" }, "duration", "d").valueMax).toBe(Infinity);
+    expect(compileDist({ dist: "pareto", scale: "1ms", shape: 2 }, "duration", "d").valueMax).toBe(Infinity);
+    expect(compileDist({ dist: "normal", mean: "3ms", sd: 0 }, "duration", "d").valueMax).toBe(3_000);
+    expect(compileDist({ dist: "lognormal", median: "3ms", p99: "3ms" }, "duration", "d").valueMax).toBe(3_000);
+    expect(compileDist({ dist: "exponential", mean: 0 }, "duration", "d").valueMax).toBe(0);
+  });
+});
+
+describe("compileDist: an optional max truncates exponential, normal, lognormal and pareto", () => {
+  const TOP = 1 - 2 ** -53;
+
+  it("never draws above max, reaches it at the top, and reports it as valueMax", () => {
+    const specs = [
+      { dist: "exponential", mean: "1KiB", max: "4KiB" },
+      { dist: "normal", mean: "2KiB", sd: "2KiB", max: "4KiB" },
+      { dist: "lognormal", median: "1KiB", p99: "1MiB", max: "4KiB" },
+      { dist: "pareto", scale: "1KiB", shape: 0.5, max: "4KiB" },
+    ];
+    for (const spec of specs) {
+      const dist = compileDist(spec, "bytes", "b");
+      expect(dist.valueMax, spec.dist).toBe(4096);
+      expect(dist.quantile(TOP), spec.dist).toBe(4096);
+      expect(Math.max(...draws(dist, `max-${spec.dist}`, 100_000)), spec.dist).toBeLessThanOrEqual(4096);
+    }
+  });
+
+  it("truncates by CDF rather than clamping: a pareto cut at its median draws max almost never", () => {
+    // scale 1 KiB, shape 1: the median is 2 KiB. A clamp would put half the draws on 2048 exactly.
+    const values = draws(compileDist({ dist: "pareto", scale: "1KiB", shape: 1, max: "2KiB" }, "bytes", "b"), "pareto-cut", 100_000);
+    expect(values.filter((v) => v === 2048).length / values.length).toBeLessThan(0.001);
+  });
+
+  it("keeps the relative likelihood below max: the truncated median is the quantile at F(max)/2", () => {
+    // Exponential with mean 1000 cut at 1000: F(max) = 1 − e^−1, so the median is −1000·ln(1 − (1 − e^−1)/2).
+    const dist = compileDist({ dist: "exponential", mean: 1000, max: 1000 }, "count", "c");
+    expect(dist.quantile(0.5)).toBe(Math.round(-1000 * Math.log(1 - (1 - Math.exp(-1)) / 2)));
+  });
+
+  it("reports the mean of the truncated distribution, matching a million draws", () => {
+    const cases: [unknown, number][] = [
+      // E[X | X ≤ m] = μ − m·e^(−m/μ)/(1 − e^(−m/μ)) with μ = m = 1000: 1000 − 1000/(e − 1) = 418.0.
+      [{ dist: "exponential", mean: 1000, max: 1000 }, 1000 - 1000 / (Math.E - 1)],
+      // Bounded pareto on [1, 4], shape 2: 2·(1 − 1/4)/(1 − 1/16) = 1.6.
+      [{ dist: "pareto", scale: 1000, shape: 2, max: 4000 }, 1600],
+      // Shape 1 on [1, 4]: ln 4 / (1 − 1/4) = 1.848.
+      [{ dist: "pareto", scale: 1000, shape: 1, max: 4000 }, (1000 * Math.log(4)) / 0.75],
+      // Symmetric truncation of a normal around its mean keeps the mean.
+      [{ dist: "normal", mean: 5000, sd: 1000, max: 10_000 }, 5000],
+    ];
+    for (const [spec, mean] of cases) {
+      const dist = compileDist(spec, "count", "c");
+      expect(dist.mean / mean, JSON.stringify(spec)).toBeCloseTo(1, 6);
+      expect(meanOf(draws(dist, `mean-${JSON.stringify(spec)}`)) / mean, JSON.stringify(spec)).toBeCloseTo(1, 2);
+    }
+    const lognormal = compileDist({ dist: "lognormal", median: 1000, p99: 10_000, max: 5000 }, "count", "c");
+    expect(meanOf(draws(lognormal, "mean-lognormal")) / lognormal.mean).toBeCloseTo(1, 2);
+    expect(lognormal.mean).toBeLessThan(compileDist({ dist: "lognormal", median: 1000, p99: 10_000 }, "count", "c").mean);
+  });
+
+  it("changes no draw when max lies beyond double precision's reach of the tail", () => {
+    // 4 MiB is 8.5 σ above a 2 KiB median with a 16 KiB p99: F(max) rounds to 1, so every value is
+    // the untruncated one (scenarios/tune-pull-threshold.json got this max and kept its trace).
+    const free = compileDist({ dist: "lognormal", median: "2KiB", p99: "16KiB" }, "bytes", "b");
+    const cut = compileDist({ dist: "lognormal", median: "2KiB", p99: "16KiB", max: "4MiB" }, "bytes", "b");
+    for (let i = 0; i < 10_000; i++) expect(cut.quantile((i + 0.5) / 10_000)).toBe(free.quantile((i + 0.5) / 10_000));
+  });
+
+  it("rejects a max that leaves nothing to draw, naming the max", () => {
+    expect(errorOf(() => compileDist({ dist: "pareto", scale: "1KiB", shape: 2, max: "1KiB" }, "bytes", "p")).message).toBe(
+      'p.max: "1KiB" leaves nothing to draw; it must be greater than scale "1KiB"',
+    );
+    expect(errorOf(() => compileDist({ dist: "exponential", mean: "1ms", max: 0 }, "duration", "e")).path).toBe("e.max");
+    expect(errorOf(() => compileDist({ dist: "normal", mean: "5ms", sd: 0, max: "4ms" }, "duration", "n")).path).toBe("n.max");
+    expect(errorOf(() => compileDist({ dist: "lognormal", median: "5ms", p99: "9ms", max: 0 }, "duration", "l")).path).toBe("l.max");
+    expect(errorOf(() => compileDist({ dist: "exponential", mean: "1ms", max: "soon" }, "duration", "e")).path).toBe("e.max");
+  });
+
+  it("is not a key of the bounded kinds, and an unknown key lists it as optional", () => {
+    expect(errorOf(() => compileDist({ dist: "const", value: 1, max: 2 }, "count", "c")).message).toBe(
+      'c.max: unknown key for dist "const", which takes value',
+    );
+    expect(errorOf(() => compileDist({ dist: "exponential", mean: 1, maxx: 2 }, "count", "e")).message).toBe(
+      'e.maxx: unknown key for dist "exponential", which takes mean; optionally max (did you mean "max"?)',
+    );
+  });
+});

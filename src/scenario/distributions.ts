@@ -11,6 +11,10 @@
 //   { "dist": "lognormal", "median": m, "p99": p } the 50th and 99th percentiles
 //   { "dist": "pareto", "scale": x, "shape": k }   x is the minimum; shape is a plain number
 //   { "dist": "empirical", "values": [[v, w], ...] } v with probability w / sum(w)
+// exponential, normal, lognormal and pareto also take an optional "max": the distribution truncated
+// there (values above max are never drawn; the rest keep their relative likelihood, nothing is
+// clamped onto max). Their other parameters still describe the untruncated distribution. A body size
+// needs one: an unbounded tail can draw a body above the broker's maxMessageSize.
 // Values are clamped to [0, 2^52] so they stay safe integers even in a heavy tail.
 
 import { ConstDist, type Dist, EmpiricalDist, ExponentialDist, LognormalDist, NormalDist, ParetoDist, UniformDist } from "./distKinds.ts";
@@ -31,6 +35,22 @@ const PARAMS = {
 } as const satisfies Record<string, readonly string[]>;
 
 type DistName = keyof typeof PARAMS;
+
+/** Optional parameters: an upper truncation for the kinds whose tail is unbounded. */
+const OPTIONAL_PARAMS: Readonly<Record<DistName, readonly string[]>> = {
+  const: [],
+  uniform: [],
+  exponential: ["max"],
+  normal: ["max"],
+  lognormal: ["max"],
+  pareto: ["max"],
+  empirical: [],
+};
+
+/** Whether a kind takes the optional upper bound "max" (the kinds with an unbounded tail). */
+export function distTakesMax(kind: string): boolean {
+  return Object.hasOwn(OPTIONAL_PARAMS, kind) && OPTIONAL_PARAMS[kind as DistName].includes("max");
+}
 
 /** The accepted `dist` names, in documentation order. */
 export const DIST_NAMES: readonly DistName[] = Object.keys(PARAMS) as DistName[];
@@ -55,19 +75,30 @@ export function compileDist(spec: unknown, unit: DistUnit, path: string): Dist {
   }
   const dist = name as DistName;
   const params: readonly string[] = PARAMS[dist];
+  const optional = OPTIONAL_PARAMS[dist];
+  const takes = params.join(", ") + (optional.length > 0 ? `; optionally ${optional.join(", ")}` : "");
   for (const key of Object.keys(fields)) {
-    if (key !== "dist" && !params.includes(key)) {
-      throw new InputError(joinPath(path, key), `unknown key for dist "${dist}", which takes ${params.join(", ")}${didYouMean(key, params)}`);
+    if (key !== "dist" && !params.includes(key) && !optional.includes(key)) {
+      throw new InputError(joinPath(path, key), `unknown key for dist "${dist}", which takes ${takes}${didYouMean(key, [...params, ...optional])}`);
     }
   }
   for (const key of params) {
-    if (fields[key] === undefined) throw new InputError(path, `dist "${dist}" needs "${key}" (it takes ${params.join(", ")})`);
+    if (fields[key] === undefined) throw new InputError(path, `dist "${dist}" needs "${key}" (it takes ${takes})`);
   }
-  return compileNamed(dist, fields, unit, path);
+  const compiled = compileNamed(dist, fields, unit, path);
+  // A max at or below where the distribution starts leaves no probability to draw from (the mean of
+  // the truncated distribution is then 0/0).
+  if (fields["max"] !== undefined && Number.isNaN(compiled.mean)) {
+    const floor = dist === "pareto" ? `greater than scale ${describeValue(fields["scale"])}` : "above the values the distribution draws";
+    throw new InputError(joinPath(path, "max"), `${describeValue(fields["max"])} leaves nothing to draw; it must be ${floor}`);
+  }
+  return compiled;
 }
 
 function compileNamed(dist: DistName, fields: Record<string, unknown>, unit: DistUnit, path: string): Dist {
   const value = (key: string): number => parseValue(fields[key], unit, joinPath(path, key));
+  // The optional upper truncation of the unbounded kinds (uniform's "max" is its own parameter).
+  const truncation = (): number => (fields["max"] === undefined ? Infinity : value("max"));
   switch (dist) {
     case "const":
       return new ConstDist(value("value"));
@@ -78,9 +109,9 @@ function compileNamed(dist: DistName, fields: Record<string, unknown>, unit: Dis
       return new UniformDist(min, max);
     }
     case "exponential":
-      return new ExponentialDist(value("mean"));
+      return new ExponentialDist(value("mean"), truncation());
     case "normal":
-      return new NormalDist(value("mean"), value("sd"));
+      return new NormalDist(value("mean"), value("sd"), truncation());
     case "lognormal": {
       const median = value("median");
       const p99 = value("p99");
@@ -88,7 +119,7 @@ function compileNamed(dist: DistName, fields: Record<string, unknown>, unit: Dis
       if (p99 < median) {
         throw new InputError(path, `p99 ${describeValue(fields["p99"])} must be at least the median ${describeValue(fields["median"])}`);
       }
-      return new LognormalDist(median, p99);
+      return new LognormalDist(median, p99, truncation());
     }
     case "pareto": {
       const scale = value("scale");
@@ -97,7 +128,7 @@ function compileNamed(dist: DistName, fields: Record<string, unknown>, unit: Dis
       if (typeof shape !== "number" || !Number.isFinite(shape) || shape <= 0) {
         throw new InputError(joinPath(path, "shape"), `${describeValue(shape)} must be a number greater than 0 (the tail index; > 1 for a finite mean)`);
       }
-      return new ParetoDist(scale, shape);
+      return new ParetoDist(scale, shape, truncation());
     }
     case "empirical":
       return compileEmpirical(fields["values"], unit, joinPath(path, "values"));

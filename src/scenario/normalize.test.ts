@@ -60,6 +60,10 @@ describe("normalizeScenario defaults (src/scenario/defaults.ts)", () => {
     expect(broker.config).not.toBe(BROKER_CONFIG_DEFAULTS); // a copy, so a scenario cannot change the defaults
   });
 
+  it("gives a broker maxMessageSize = 4 MiB = 4194304 bytes, RocketMQ's MessageStoreConfig default", () => {
+    expect(model.brokers[0]!.maxMessageSize).toBe(4_194_304);
+  });
+
   it("parses the default delay levels into 18 levels from 1 s to 2 h, 1-based (spec §9.2)", () => {
     const levels = model.brokers[0]!.delayLevelsUs;
     expect(levels).toHaveLength(19);
@@ -68,11 +72,11 @@ describe("normalizeScenario defaults (src/scenario/defaults.ts)", () => {
     expect(levels[18]).toBe(7_200_000_000);
   });
 
-  it("gives a topic 8 queues per broker, 72 h retention, no producer and no tags", () => {
+  it("gives a topic 8 queues per broker, no simple retention (the store's files decide), no producer and no tags", () => {
     const topic = model.topics[0]!;
     expect(topic.brokers).toEqual([0]);
     expect(topic.queuesPerBroker).toBe(8);
-    expect(topic.retentionUs).toBe(72 * 3_600_000_000);
+    expect(topic.retentionUs).toBe(Infinity);
     expect(topic.produce).toBeNull();
     expect(topic.tags).toEqual([]);
   });
@@ -543,5 +547,104 @@ describe("read.ts helpers", () => {
 
   it("readEnum lists the allowed values", () => {
     expect(() => readEnum({ k: 3 }, "k", "p", ["a", "b"])).toThrow('p: 3 is not one of "a", "b"');
+  });
+});
+
+describe("normalizeScenario: body sizes against the brokers' maxMessageSize (issue 11 defect 4)", () => {
+  /** The minimal scenario with a producer of `bodyBytes` bodies and, optionally, a broker edit. */
+  const producing = (bodyBytes: unknown, edit: (s: Json) => void = () => {}): Json =>
+    scenario((s) => {
+      s.topics[0].produce = { rate: 10, bodyBytes };
+      edit(s);
+    });
+
+  it("with default settings accepts a const body of exactly 4 MiB and refuses 4 MiB + 1 byte", () => {
+    expect(normalizeScenario(producing("4MiB")).topics[0]!.produce!.bodyBytes.valueMax).toBe(4_194_304);
+    const e = rejection(producing(4_194_305));
+    expect(e.path).toBe("topics.0.produce.bodyBytes");
+    expect(e.reason).toBe(
+      "can draw bodies up to 4.0 MiB (4194305 bytes), but brokers.0.maxMessageSize (broker-a) is 4.0 MiB (4194304 bytes), " +
+        "the largest body the broker accepts: use smaller sizes or raise maxMessageSize",
+    );
+  });
+
+  it("refuses a body of exactly 4 GiB (which the Int32 size column stored as 0 bytes), naming maxMessageSize", () => {
+    const e = rejection(producing("4GiB"));
+    expect(e.path).toBe("topics.0.produce.bodyBytes");
+    expect(e.message).toMatch(/up to 4\.0 GiB \(4294967296 bytes\), but brokers\.0\.maxMessageSize \(broker-a\) is 4\.0 MiB/);
+  });
+
+  it("refuses a lognormal body size with a 1 MiB p99: its tail has no largest value", () => {
+    const e = rejection(producing({ dist: "lognormal", median: "2KiB", p99: "1MiB" }));
+    expect(e.path).toBe("topics.0.produce.bodyBytes");
+    expect(e.reason).toBe(
+      "lognormal has no largest value, so it can draw bodies of any size, but brokers.0.maxMessageSize (broker-a) is 4.0 MiB " +
+        '(4194304 bytes), the largest body the broker accepts: bound it with "max" (e.g. "max": 4194304) or raise maxMessageSize',
+    );
+  });
+
+  it("accepts the same lognormal bounded with max 4 MiB, which then never draws above 4 MiB", () => {
+    const body = normalizeScenario(producing({ dist: "lognormal", median: "2KiB", p99: "1MiB", max: "4MiB" })).topics[0]!.produce!.bodyBytes;
+    expect(body.valueMax).toBe(4_194_304);
+    expect(body.quantile(1 - 2 ** -53)).toBeLessThanOrEqual(4_194_304);
+  });
+
+  it("refuses every unbounded kind (exponential, normal, pareto) without max", () => {
+    for (const body of [{ dist: "exponential", mean: "1KiB" }, { dist: "normal", mean: "1KiB", sd: 100 }, { dist: "pareto", scale: "1KiB", shape: 3 }]) {
+      expect(rejection(producing(body)).reason, body.dist).toMatch(new RegExp(`^${body.dist} has no largest value`));
+    }
+  });
+
+  it("compares the largest value drawn: a uniform's max, an empirical's largest value of positive weight", () => {
+    expect(rejection(producing({ dist: "uniform", min: "1KiB", max: "5MiB" })).reason).toMatch(/^can draw bodies up to 5\.0 MiB \(5242880 bytes\)/);
+    expect(rejection(producing({ dist: "empirical", values: [["1KiB", 1], ["8MiB", 1]] })).path).toBe("topics.0.produce.bodyBytes");
+    // An entry of weight 0 is never drawn, so it may exceed the limit.
+    expect(() => normalizeScenario(producing({ dist: "empirical", values: [["1KiB", 1], ["8MiB", 0]] }))).not.toThrow();
+  });
+
+  it("lets a larger maxMessageSize, in bytes or a unit string, admit larger bodies", () => {
+    const model = normalizeScenario(producing("8MiB", (s) => (s.brokers[0].maxMessageSize = "8MiB")));
+    expect(model.brokers[0]!.maxMessageSize).toBe(8 * 1024 ** 2);
+    expect(normalizeScenario(producing(5000, (s) => (s.brokers[0].maxMessageSize = 5000))).brokers[0]!.maxMessageSize).toBe(5000);
+    expect(rejection(producing(5001, (s) => (s.brokers[0].maxMessageSize = 5000))).path).toBe("topics.0.produce.bodyBytes");
+  });
+
+  it("holds a topic on several brokers to the strictest one (the producer may send to any)", () => {
+    const e = rejection(
+      producing("2MiB", (s) => {
+        s.brokers.push({ name: "broker-b", maxMessageSize: "1MiB" });
+        s.topics[0].brokers = ["broker-a", "broker-b"];
+      }),
+    );
+    expect(e.path).toBe("topics.0.produce.bodyBytes");
+    expect(e.reason).toMatch(/but brokers\.1\.maxMessageSize \(broker-b\) is 1\.0 MiB \(1048576 bytes\)/);
+  });
+
+  it("ignores the limits of brokers the topic is not on", () => {
+    expect(() => normalizeScenario(producing("2MiB", (s) => s.brokers.push({ name: "broker-b", maxMessageSize: "1MiB" })))).not.toThrow();
+  });
+});
+
+describe("normalizeScenario: maxMessageSize range (1 B to 1 GiB)", () => {
+  /** maxMessageSize on a broker with no producing topic, so only the field's own range applies. */
+  const withLimit = (value: unknown): Json => scenario((s) => (s.brokers[0].maxMessageSize = value));
+
+  it("accepts both ends: 1 byte and 1 GiB", () => {
+    expect(normalizeScenario(withLimit(1)).brokers[0]!.maxMessageSize).toBe(1);
+    expect(normalizeScenario(withLimit("1GiB")).brokers[0]!.maxMessageSize).toBe(1024 ** 3);
+  });
+
+  it("refuses 0 and anything above 1 GiB, naming the field and the range", () => {
+    for (const value of [0, 1024 ** 3 + 1, "2GiB", "4GiB"]) {
+      const e = rejection(withLimit(value));
+      expect(e.path, String(value)).toBe("brokers.0.maxMessageSize");
+      expect(e.reason, String(value)).toMatch(/must be from 1 byte to 1\.0 GiB \(1073741824 bytes\); RocketMQ's default is 4 MiB$/);
+    }
+  });
+
+  it("refuses what is not a size with the accepted forms, like every byte field", () => {
+    expect(rejection(withLimit("4MB")).reason).toMatch(/only the 1024-based units/);
+    expect(rejection(withLimit(-1)).path).toBe("brokers.0.maxMessageSize");
+    expect(rejection(withLimit(1.5)).reason).toMatch(/not a whole number of bytes/);
   });
 });

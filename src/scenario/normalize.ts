@@ -1,11 +1,13 @@
 // Scenario input → normalised Model, validating every field. Errors are InputError naming the path.
-import { compileDist } from "./distributions.ts";
-import { InputError } from "./errors.ts";
-import { parseBytes, parseDurationUs } from "./units.ts";
+import { compileDist, distTakesMax } from "./distributions.ts";
+import type { Dist } from "./distKinds.ts";
+import { describeValue, InputError } from "./errors.ts";
+import { formatBytes, parseBytes, parseDurationUs } from "./units.ts";
 import {
   BROKER_CONFIG_DEFAULTS,
   CONSUMER_CONFIG_DEFAULTS,
   CONSUMER_CONFIG_RANGES,
+  MAX_MESSAGE_SIZE_RANGE,
   SCENARIO_DEFAULTS,
   type BrokerConfig,
   type ConsumerConfig,
@@ -25,10 +27,11 @@ import { SUMMARY_FIGURES } from "./vocabulary.ts";
 import { instancesNeeded, parseFaults } from "./faults.ts";
 import { normalizeAllocate } from "./allocate.ts";
 import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "./read.ts";
+import { normalizeStore, parseStartTime } from "./store.ts";
 
 const TOP_KEYS = [
   "$schema", "name", "description", "seed", "duration", "sampleEvery", "profile", "brokers", "network",
-  "topics", "groups", "faults", "expect",
+  "topics", "groups", "faults", "expect", "startTime",
 ];
 const CONSUME_FROM = ["CONSUME_FROM_LAST_OFFSET", "CONSUME_FROM_FIRST_OFFSET", "CONSUME_FROM_TIMESTAMP"] as const;
 const NAME_RE = /^[A-Za-z0-9_.-]{1,127}$/;
@@ -61,7 +64,8 @@ export function normalizeScenario(raw: unknown): Model {
   if (!Array.isArray(raw.brokers) || raw.brokers.length === 0) {
     throw new InputError("brokers", "must be a non-empty list of brokers");
   }
-  const brokers = raw.brokers.map((b, i) => normalizeBroker(b, i));
+  const startTimeUs = parseStartTime(raw.startTime);
+  const brokers = raw.brokers.map((b, i) => normalizeBroker(b, i, startTimeUs));
   uniqueNames(brokers, "brokers");
 
   if (!Array.isArray(raw.topics) || raw.topics.length === 0) throw new InputError("topics", "must be a non-empty list of topics");
@@ -125,13 +129,14 @@ function uniqueNames(items: { name: string }[], path: string): void {
   });
 }
 
-function normalizeBroker(raw: unknown, index: number): BrokerModel {
+function normalizeBroker(raw: unknown, index: number, startTimeUs: number): BrokerModel {
   const path = `brokers.${index}`;
   if (!isRecord(raw)) throw new InputError(path, "must be an object");
-  checkKeys(raw, ["name", "hotBytes", "config"], path);
+  checkKeys(raw, ["name", "hotBytes", "maxMessageSize", "config", "store"], path);
   const name = readString(raw, "name", `${path}.name`);
   if (!NAME_RE.test(name)) throw new InputError(`${path}.name`, `"${name}" must be 1–127 characters of A–Z a–z 0–9 _ . -`);
   const hotBytes = raw.hotBytes === undefined ? SCENARIO_DEFAULTS.hotBytes : parseBytes(raw.hotBytes, `${path}.hotBytes`);
+  const maxMessageSize = normalizeMaxMessageSize(raw.maxMessageSize, `${path}.maxMessageSize`);
   const config: BrokerConfig = { ...BROKER_CONFIG_DEFAULTS };
   if (raw.config !== undefined) {
     if (!isRecord(raw.config)) throw new InputError(`${path}.config`, "must be an object");
@@ -159,7 +164,17 @@ function normalizeBroker(raw: unknown, index: number): BrokerModel {
     const unit = { s: 1e6, m: 60e6, h: 3600e6, d: 86400e6 }[m[2] as "s" | "m" | "h" | "d"];
     delayLevelsUs.push(Number(m[1]) * unit);
   });
-  return { index, name, hotBytes, config, delayLevelsUs };
+  return { index, name, hotBytes, maxMessageSize, config, delayLevelsUs, store: normalizeStore(raw.store, `${path}.store`, startTimeUs, maxMessageSize) };
+}
+
+function normalizeMaxMessageSize(raw: unknown, path: string): number {
+  if (raw === undefined) return SCENARIO_DEFAULTS.maxMessageSize;
+  const bytes = parseBytes(raw, path);
+  const [min, max] = MAX_MESSAGE_SIZE_RANGE;
+  if (bytes < min || bytes > max) {
+    throw new InputError(path, `${describeValue(raw)} must be from ${min} byte to ${formatBytes(max)} (${max} bytes); RocketMQ's default is 4 MiB`);
+  }
+  return bytes;
 }
 
 function normalizeTopic(raw: unknown, index: number, brokers: BrokerModel[]): TopicModel {
@@ -182,7 +197,8 @@ function normalizeTopic(raw: unknown, index: number, brokers: BrokerModel[]): To
   });
   if (new Set(brokerIdx).size !== brokerIdx.length) throw new InputError(`${path}.brokers`, "lists a broker twice");
   const queuesPerBroker = raw.queuesPerBroker === undefined ? SCENARIO_DEFAULTS.queuesPerBroker : readInt(raw, "queuesPerBroker", `${path}.queuesPerBroker`, 1, 1024);
-  const retentionUs = parseDurationUs(raw.retention ?? SCENARIO_DEFAULTS.retention, `${path}.retention`);
+  // Simple retention (per message, by age) only when asked for; otherwise the brokers' commit-log files decide.
+  const retentionUs = raw.retention === undefined ? Infinity : parseDurationUs(raw.retention, `${path}.retention`);
   if (retentionUs <= 0) throw new InputError(`${path}.retention`, "must be greater than 0");
   let produce: ProduceModel | null = null;
   let tags: string[] = [];
@@ -190,8 +206,31 @@ function normalizeTopic(raw: unknown, index: number, brokers: BrokerModel[]): To
     const r = normalizeProduce(raw.produce, `${path}.produce`, brokerIdx.length * queuesPerBroker);
     produce = r.produce;
     tags = r.tags;
+    checkBodyBytes(produce.bodyBytes, `${path}.produce.bodyBytes`, brokerIdx.map((b) => brokers[b]!));
   }
   return { index, name, brokers: brokerIdx, queuesPerBroker, retentionUs, produce, tags };
+}
+
+/**
+ * RocketMQ refuses a body above maxMessageSize (the producer's Validators#checkMessage, the store's
+ * CommitLog), so a body size that can draw one is an input error. The producer may send to any broker
+ * of the topic (failover), so the strictest broker's limit applies.
+ */
+function checkBodyBytes(bodyBytes: Dist, path: string, brokers: BrokerModel[]): void {
+  let strictest = brokers[0]!;
+  for (const b of brokers) if (b.maxMessageSize < strictest.maxMessageSize) strictest = b;
+  const limit = strictest.maxMessageSize;
+  const top = bodyBytes.valueMax;
+  if (top <= limit) return;
+  const draws = top === Infinity
+    ? `${bodyBytes.kind} has no largest value, so it can draw bodies of any size`
+    : `can draw bodies up to ${formatBytes(top)} (${top} bytes)`;
+  const fix = distTakesMax(bodyBytes.kind) ? `bound it with "max" (e.g. "max": ${limit})` : "use smaller sizes";
+  throw new InputError(
+    path,
+    `${draws}, but brokers.${strictest.index}.maxMessageSize (${strictest.name}) is ${formatBytes(limit)} (${limit} bytes), ` +
+      `the largest body the broker accepts: ${fix} or raise maxMessageSize`,
+  );
 }
 
 function normalizeProduce(raw: unknown, path: string, queueCount: number): { produce: ProduceModel; tags: string[] } {

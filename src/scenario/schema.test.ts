@@ -274,9 +274,12 @@ describe("scenarios/schema.json: the same keys as normalizeScenario", () => {
       for (const k of kinds) {
         const name = k.properties.dist.const;
         const e = rejection(edited((s) => (s.groups[0].listener = { consumeTime: { dist: name, zzUnknownKey: 1 } })));
-        const m = /which takes (.*?)(?: \(did you mean|$)/.exec(e.reason);
-        expect(Object.keys(k.properties).filter((p) => p !== "dist").sort(), name).toEqual(m![1]!.split(", ").sort());
-        expect(k.required.sort()).toEqual(Object.keys(k.properties).sort());
+        // "which takes mean, sd; optionally max": required keys, then the optional ones.
+        const m = /which takes (.*?)(?:; optionally (.*?))?(?: \(did you mean|$)/.exec(e.reason);
+        const required = m![1]!.split(", ");
+        const optional = m![2] === undefined ? [] : m![2].split(", ");
+        expect(Object.keys(k.properties).filter((p) => p !== "dist").sort(), name).toEqual([...required, ...optional].sort());
+        expect(k.required.sort(), name).toEqual(["dist", ...required].sort());
       }
     }
   });
@@ -366,6 +369,12 @@ describe("scenarios/schema.json: ranges agree with the validator", () => {
       const v = verdicts(edited((s) => (s.brokers[0].hotBytes = value)));
       expect(v.schema, `hotBytes = ${JSON.stringify(value)}`).toBe(v.validator);
     }
+    // maxMessageSize has the same forms (at least the base scenario's 1 KiB bodies); its range (1 B .. 1 GiB) is a
+    // validator-only rule, below.
+    for (const value of ["2KiB", "4MiB", "1.5MiB", 1024, 2048, 1.5, "1KB", "-1B", "1 MiB", false]) {
+      const v = verdicts(edited((s) => (s.brokers[0].maxMessageSize = value)));
+      expect(v.schema, `maxMessageSize = ${JSON.stringify(value)}`).toBe(v.validator);
+    }
   });
 
   it("distributions and other string forms: the same verdicts", () => {
@@ -376,6 +385,9 @@ describe("scenarios/schema.json: ranges agree with the validator", () => {
       { dist: "pareto", scale: "1ms", shape: 0 }, { dist: "pareto", scale: "1ms", shape: "2" }, { dist: "empirical", values: [] },
       { dist: "empirical", values: [["1ms"]] }, { dist: "empirical", values: [["1ms", -1]] }, { dist: "normal", mean: "5 ms", sd: 1 },
       [1, 2], "fast",
+      { dist: "exponential", mean: "5ms", max: "1s" }, { dist: "normal", mean: "5ms", sd: "1ms", max: 20 },
+      { dist: "lognormal", median: "3ms", p99: "15ms", max: "1m" }, { dist: "pareto", scale: "1ms", shape: 0.5, max: "1h" },
+      { dist: "exponential", mean: "5ms", max: "soon" }, { dist: "const", value: "1ms", max: "2ms" }, { dist: "empirical", values: [["1ms", 1]], max: 5 },
     ];
     for (const value of consumeTimes) {
       const v = verdicts(edited((s) => (s.groups[0].listener = { consumeTime: value })));
@@ -415,7 +427,7 @@ describe("scenarios/schema.json: sample scenarios", () => {
     ["everything spelled out", (s) => {
       Object.assign(s, { $schema: "./schema.json", description: "all", seed: 0, sampleEvery: "500ms", profile: "5.x", faults: [], expect: ["messages.lost == 0"] });
       s.network = { latency: { dist: "uniform", min: "100us", max: "1ms" } };
-      s.brokers[0] = { name: "broker-a", hotBytes: "1GiB", config: { longPollingEnable: false, retryQueueNums: 0 } };
+      s.brokers[0] = { name: "broker-a", hotBytes: "1GiB", maxMessageSize: "8MiB", config: { longPollingEnable: false, retryQueueNums: 0 } };
       s.topics[0].produce = { rate: 5.5, arrival: "uniform", bodyBytes: { dist: "empirical", values: [["1KiB", 3], [4096, 1]] }, tags: { TagA: 1, TagB: 0 }, queueSelect: { weights: [1, 0] }, rateChanges: [{ at: "2s", rate: 0 }, { at: 3000, rate: 7 }], backlog: 10 };
       s.groups[0] = { name: "G1", instances: 3, subscribe: { TopicTest: "TagA || TagB" }, consumeFromWhere: "CONSUME_FROM_TIMESTAMP", consumeTimestampBefore: "1h", config: { pullThresholdForTopic: -1, maxReconsumeTimes: 0, postSubscriptionWhenPull: true }, listener: { consumeTime: 3, failureProbability: 0.1, poisonFraction: 0, hangFraction: 1 }, startAt: "1s" };
     }],
@@ -511,6 +523,11 @@ describe("scenarios/schema.json: sample scenarios", () => {
     ["a fault naming an instance the group never runs", (s) => (s.faults = [{ kind: "consumerStop", at: "1s", target: "G9/0" }])],
     ["fewer pinned client ids than instances", (s) => Object.assign(s.groups[0], { instances: 2, clientIds: ["a@1"] })],
     ["an expectation that does not parse", (s) => (s.expect = ["messages.lost =="])],
+    ["a maxMessageSize of 0", (s) => (s.brokers[0].maxMessageSize = 0)],
+    ["a maxMessageSize above 1 GiB", (s) => (s.brokers[0].maxMessageSize = "2GiB")],
+    ["a body size above the broker's maxMessageSize", (s) => (s.topics[0].produce.bodyBytes = "5MiB")],
+    ["a body size with an unbounded tail", (s) => (s.topics[0].produce.bodyBytes = { dist: "lognormal", median: "2KiB", p99: "1MiB" })],
+    ["a max that leaves nothing to draw", (s) => (s.topics[0].produce.bodyBytes = { dist: "pareto", scale: "1KiB", shape: 2, max: "512B" })],
   ];
 
   for (const [what, edit] of valid) {

@@ -25,13 +25,44 @@ export interface ScenarioInput {
   groups: GroupInput[];
   faults?: unknown[];
   expect?: string[];
+  /** Local time of day at virtual time 0, "HH:MM[:SS]" (default "00:00"): places deleteWhen's hours. */
+  startTime?: string;
 }
 
 export interface BrokerInput {
   name: string;
   /** Commit-log tail counted as in memory (page cache). */
   hotBytes?: string | number;
+  /** Largest message body the broker accepts (default 4 MiB, as RocketMQ; 1 B to 1 GiB). Every topic on
+   * the broker must have a body size that cannot draw more (give an unbounded distribution a "max"). */
+  maxMessageSize?: string | number;
   config?: Partial<BrokerConfig>;
+  /** Commit-log files, retention in the RocketMQ way and the disk (rocketmq-broker.md §1.1, §2). */
+  store?: StoreInput;
+}
+
+/** A broker's store settings, MessageStoreConfig's names; durations and sizes take units. */
+export interface StoreInput {
+  /** Commit-log file size (default 1GiB). */
+  mappedFileSizeCommitLog?: string | number;
+  /** A file is deleted once its last message is this old (default 72h). */
+  fileReservedTime?: string | number;
+  /** Local hours in which expired files are deleted, ";"-separated (default "04"). */
+  deleteWhen?: string;
+  /** Clean-up period (default 10s; the first runs 60 s after start). */
+  cleanResourceInterval?: string | number;
+  /** Files deleted per clean-up at most (default 10). */
+  deleteFileBatchMax?: number;
+  /** Disk capacity for the commit log (default: unlimited, no disk thresholds). */
+  diskBytes?: string | number;
+  /** Bytes used on that disk by other data (default 0). */
+  diskUsedBytes?: string | number;
+  /** Percent: above it expired files are deleted at any hour (default 75). */
+  diskMaxUsedSpaceRatio?: number;
+  /** Percent: above it files are deleted whatever their age (default 85). */
+  diskSpaceCleanForciblyRatio?: number;
+  /** Percent: above it the disk is full and producers are refused (default 90). */
+  diskSpaceWarningLevelRatio?: number;
 }
 
 export interface TopicInput {
@@ -110,9 +141,37 @@ export interface BrokerModel {
   index: number;
   name: string;
   hotBytes: number;
+  /** Bytes; every body of every topic on the broker is at most this (checked by normalizeScenario). */
+  maxMessageSize: number;
   config: BrokerConfig;
   /** Delay of each level in µs, index 1-based (index 0 unused). */
   delayLevelsUs: number[];
+  /** The message store: commit-log files, retention and disk (broker spec §1–§2). */
+  store: StoreModel;
+}
+
+/** A broker's store settings, normalised (broker spec §1.1, §2; defaults in STORE_DEFAULTS). */
+export interface StoreModel {
+  /** mappedFileSizeCommitLog, bytes (1 GiB). */
+  mappedFileSizeCommitLog: number;
+  /** fileReservedTime, µs (72 h). */
+  fileReservedTimeUs: number;
+  /** deleteWhen as local hours ("04" → [4]). */
+  deleteWhenHours: number[];
+  /** Local time of day at virtual time 0, µs after midnight (the scenario's startTime). */
+  startTimeUs: number;
+  /** cleanResourceInterval, µs (10 s); the first clean-up runs 60 s after start. */
+  cleanResourceIntervalUs: number;
+  /** deleteFileBatchMax: files deleted per clean-up at most (10). */
+  deleteFileBatchMax: number;
+  /** Disk capacity for the commit log, bytes; Infinity = no disk model. */
+  diskBytes: number;
+  /** Bytes already used on that disk by other data. */
+  diskOtherBytes: number;
+  /** diskMaxUsedSpaceRatio (0.75), diskSpaceCleanForciblyRatio (0.85), diskSpaceWarningLevelRatio (0.90). */
+  diskMaxUsedSpaceRatio: number;
+  diskSpaceCleanForciblyRatio: number;
+  diskSpaceWarningLevelRatio: number;
 }
 
 export interface TopicModel {

@@ -11,6 +11,24 @@ import seedrandom from "seedrandom";
 /** A uniform random number generator on [0, 1). */
 export type Rng = () => number;
 
+/** The full state of an alea generator (seedrandom's): four numbers. */
+export interface AleaState {
+  c: number;
+  s0: number;
+  s1: number;
+  s2: number;
+}
+
+/** A generator whose state can be saved and restored: the same draws as `get(label)`'s. */
+export interface StatefulRng extends Rng {
+  state(): AleaState;
+}
+
+/** A generator that continues from a saved state exactly as the original did. */
+export function restoreRng(state: AleaState): StatefulRng {
+  return seedrandom.alea("", { state }) as unknown as StatefulRng;
+}
+
 const TWO_POW_32 = 4294967296;
 const TWO_POW_53 = 9007199254740992;
 
@@ -64,6 +82,14 @@ export class RandomStreams {
       this.streams.set(label, rng);
     }
     return rng;
+  }
+
+  /**
+   * A new stream for `label` whose state can be saved (`state()`) and restored (restoreRng): the same
+   * draws as get(label). Not cached: the caller owns it (a producer checkpoints its streams).
+   */
+  stateful(label: string): StatefulRng {
+    return seedrandom.alea(deriveSeed(this.rootSeed, label), { state: true }) as unknown as StatefulRng;
   }
 }
 
