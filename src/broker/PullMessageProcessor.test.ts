@@ -183,11 +183,20 @@ describe("tryCommitOffset (§13.5, §13.6)", () => {
 describe("injectOffsetMoved: the offsetIllegal fault, answered like a 5.x server-side reset (§13.1 step 8)", () => {
   it("injectOffsetMoved answers the group's next pull on the queue PULL_OFFSET_MOVED with the given next offset, once", () => {
     const fx = store1024();
-    fx.broker.injectOffsetMoved(G, fx.queueOf(T), 7);
+    fx.broker.injectOffsetMoved(G, fx.queueOf(T), 300);
     const moved = fx.pull(10 * MS, { offset: 456, subVersion: 100 });
     const next = fx.pull(20 * MS, { offset: 456, subVersion: 100 });
-    expect(fx.answers(moved)).toMatchObject([{ code: ResponseCode.PULL_OFFSET_MOVED, nextBeginOffset: 7, minOffset: 100, maxOffset: 1024, count: 0 }]);
+    expect(fx.answers(moved)).toMatchObject([{ code: ResponseCode.PULL_OFFSET_MOVED, nextBeginOffset: 300, minOffset: 100, maxOffset: 1024, count: 0 }]);
     expect(fx.answers(next)).toMatchObject([{ code: ResponseCode.SUCCESS, nextBeginOffset: 488 }]);
+  });
+
+  // Issue 11 defect 3: a next offset beyond max used to reach the client as is; the messages produced
+  // later below it were never marked and the committed-offset invariant broke. No broker answers that.
+  it.each([[7, 100], [5000, 1024]] as const)("a given next offset %i outside [min 100, max 1024] is clamped to %i, as a broker's always is", (given, offset) => {
+    const fx = store1024();
+    fx.broker.injectOffsetMoved(G, fx.queueOf(T), given);
+    const req = fx.pull(10 * MS, { offset: 456, subVersion: 100 });
+    expect(fx.answers(req)).toMatchObject([{ code: ResponseCode.PULL_OFFSET_MOVED, nextBeginOffset: offset }]);
   });
 
   it.each([["min", 100], ["max", 1024]] as const)("injectOffsetMoved %s moves the pull to the queue's %s offset", (where, offset) => {

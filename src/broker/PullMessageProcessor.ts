@@ -75,10 +75,11 @@ export class PullMessageProcessor {
     } else if (!withSubscription && sub!.subVersion < req.subVersion) {
       code = ResponseCode.SUBSCRIPTION_NOT_LATEST;
     } else if (moved !== undefined) {
-      // An injected offsetIllegal fault, answered like a 5.x server-side reset (§13.1 step 8).
+      // An injected offsetIllegal fault, answered like a 5.x server-side reset (§13.1 step 8). A given
+      // offset is clamped into [min, max] as every nextBeginOffset a broker computes is (broker spec §3.1).
       this.pendingOffsetMoved.delete(offsetKey(req.consumerGroup, req.mq));
       code = ResponseCode.PULL_OFFSET_MOVED;
-      next = moved === "min" ? q.minOffset : moved === "max" ? q.maxOffset : moved;
+      next = moved === "min" ? q.minOffset : moved === "max" ? q.maxOffset : Math.min(Math.max(moved, q.minOffset), q.maxOffset);
       min = q.minOffset;
       max = q.maxOffset;
     } else {
