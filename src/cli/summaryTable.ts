@@ -12,7 +12,7 @@ export function formatRunTable(summary: Summary, run: RunInfo, reportPath: strin
   const state = summary.complete ? "complete" : `INCOMPLETE (${summary.stopReason || "stopped"})`;
   const rows: [string, string][] = [
     ["scenario", `${summary.scenario}  seed ${summary.seed}  profile ${summary.profile}  ${formatDurationUs(summary.simulatedMs * 1000)} simulated, ${state}`],
-    ["messages", join([["produced", m.produced], ["consumed", m.consumed], ["duplicates", m.duplicates], ["lost", m.lost], ["dlq", m.dlq]])],
+    ["messages", join([["produced", m.produced], ["consumed", m.consumed], ["duplicates", m.duplicates], ["lost", m.lost], ...(m.skippedAtStart > 0 ? [["skipped at start", m.skippedAtStart] as [string, number]] : []), ["dlq", m.dlq]])],
     [
       "lag",
       `committed ${n(summary.lag.committed.final)} final / ${n(summary.lag.committed.max)} max   ` +

@@ -13,6 +13,12 @@ export interface ClientObserver {
   assignmentChanged(nowUs: number, label: string): void;
   /** An OFFSET_ILLEGAL fix moved the group's offset to `offset`: messages below it it had not settled are skipped. */
   offsetSkipped(group: number, mq: number, offset: number): void;
+  /**
+   * A new ProcessQueue starts pulling `mq` at `offset` (§10.6): the broker's stored offset for the group
+   * (fromStoredOffset, including its "start at 0" answer) or, with none stored, where consumeFromWhere
+   * put it — then the messages below it the group has not settled are skipped at start.
+   */
+  startOffsetChosen(group: number, mq: number, offset: number, fromStoredOffset: boolean): void;
 }
 
 /** Counters every consumer instance of a run adds to (one object per run). */

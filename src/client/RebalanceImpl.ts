@@ -206,6 +206,7 @@ export class RebalanceImpl {
       pq.locked = true;
       this.table.set(slot.mq, pq);
       this.observer.queueOpened(c.group, slot.mq, c.addr, c.clientId, now);
+      this.observer.startOffsetChosen(c.group, slot.mq, nextOffset, slot.stored >= 0);
       const pr = c.newPullRequest(slot.mq, pq, nextOffset);
       this.requests.set(slot.mq, pr);
       this.trace.emit(this.T.pqCreated, now, slot.mq, c.index, nextOffset);

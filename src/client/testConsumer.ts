@@ -93,6 +93,7 @@ export class RecordingObserver implements ClientObserver {
   readonly closed: { group: number; mq: number; consumerAddr: number; nowUs: number }[] = [];
   readonly assignments: { nowUs: number; label: string }[] = [];
   readonly skipped: { group: number; mq: number; offset: number }[] = [];
+  readonly starts: { group: number; mq: number; offset: number; fromStoredOffset: boolean }[] = [];
 
   consumed(group: number, mq: number, offset: number, originKey: number, originBornUs: number, consumerAddr: number, nowUs: number): void {
     this.consumedCalls.push({ group, mq, offset, originKey, originBornUs, consumerAddr, nowUs });
@@ -108,6 +109,9 @@ export class RecordingObserver implements ClientObserver {
   }
   offsetSkipped(group: number, mq: number, offset: number): void {
     this.skipped.push({ group, mq, offset });
+  }
+  startOffsetChosen(group: number, mq: number, offset: number, fromStoredOffset: boolean): void {
+    this.starts.push({ group, mq, offset, fromStoredOffset });
   }
 }
 

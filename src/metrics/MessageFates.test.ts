@@ -1,13 +1,14 @@
 // MessageFates: the few bits per (group, original message) that say what became of it — consumed (how
-// often), sent back into the retry chain, dead-lettered, lost, filtered out — kept in chunked columns
-// per (group, scenario queue), and freed chunk by chunk once the broker no longer stores the messages.
+// often), sent back into the retry chain, dead-lettered, lost, skipped at the group's start, filtered
+// out — kept in columns of 4096-message chunks per (group, scenario queue); a chunk whose messages are
+// all resolved turns compact (a base fate and its exceptions) and every fate stays answerable.
 // Pure unit tests: a MessageFates over the routes of a two-topic scenario and its own GroupFates
 // counters; every call is what the Recorder makes when a broker or a consumer reports.
 import { describe, expect, it } from "vitest";
 import { CHUNK, messageKey } from "../broker/QueueStore.ts";
 import { Routes } from "../protocol/routes.ts";
 import { normalizeScenario } from "../scenario/normalize.ts";
-import { FATE_COUNT_MASK, FATE_DLQ, FATE_FILTERED, FATE_LOST, FATE_RETRYING, MessageFates } from "./MessageFates.ts";
+import { FATE_COUNT_MASK, FATE_DLQ, FATE_FILTERED, FATE_LOST, FATE_RETRYING, FATE_SKIPPED, MessageFates } from "./MessageFates.ts";
 import { GroupFates } from "./MessageFates.ts";
 
 /**
@@ -153,8 +154,8 @@ describe("MessageFates.markRetrying: a message sent back into the retry chain", 
     storeA(f, t, 1);
     f.recordConsumed(G, messageKey(t, 0));
     f.markRetrying(G, messageKey(t, 0));
-    // Still consumed (count 1); RETRYING now says copies of it may come back, which matters once its
-    // chunk is freed (see reclaimed below). Accounting reads RETRYING only on unconsumed messages.
+    // Still consumed (count 1); RETRYING now says copies of it may come back, whose success is then a
+    // duplicate. Accounting reads RETRYING only on unsettled messages.
     expect(f.fateAt(G, t, 0)).toBe(FATE_RETRYING | 1);
     expect(g.consumed).toBe(1);
   });
@@ -246,15 +247,29 @@ describe("MessageFates.markLost: [from, to) of a queue will never be read again"
     expect(f.fateAt(G, t, 10)).toBe(-1);
   });
 
-  it("clamps to the column's min once chunks were freed", () => {
+  it("starts at the column's first unresolved message: the resolved chunk below is left as it is", () => {
     const { f, g, t } = fates();
     storeA(f, t, CHUNK + 4);
     consumeRange(f, G, t, 0, CHUNK);
-    f.reclaimed(t, CHUNK);
-    expect(f.column(G, t)!.min).toBe(CHUNK);
     f.markLost(G, t, 0, CHUNK + 2);
-    // Only CHUNK and CHUNK + 1 are held and unsettled.
+    // Only CHUNK and CHUNK + 1 are unsettled in [0, CHUNK + 2).
     expect(g.lost).toBe(2);
+    expect(f.column(G, t)!.firstUnresolved()).toBe(CHUNK + 2);
+    expect(f.fateAt(G, t, 0)).toBe(1);
+  });
+
+  it("marks the unresolved messages scattered over full and compact chunks, and nothing else", () => {
+    const { f, g, t } = fates();
+    storeA(f, t, 3 * CHUNK);
+    consumeRange(f, G, t, 0, 5);
+    consumeRange(f, G, t, 6, 2 * CHUNK + 3);
+    consumeRange(f, G, t, 2 * CHUNK + 4, 3 * CHUNK);
+    // Chunk 1 is compact; chunks 0 and 2 are full, each with one unresolved message: 5 and 2 × CHUNK + 3.
+    expect(f.column(G, t)!.stats()).toMatchObject({ full: 2, compact: 1 });
+    f.markLost(G, t, 0, 3 * CHUNK);
+    expect(g.lost).toBe(2);
+    expect([f.fateAt(G, t, 5), f.fateAt(G, t, 2 * CHUNK + 3)]).toEqual([FATE_LOST, FATE_LOST]);
+    expect(f.column(G, t)!.stats()).toMatchObject({ full: 0, compact: 3 });
   });
 
   it("does nothing for a group without a column on the queue", () => {
@@ -281,157 +296,292 @@ describe("MessageFates.deleted: retention or a truncation deleted [from, to) of 
   });
 });
 
-describe("MessageFates.reclaimed: the broker no longer stores a queue's messages below an offset", () => {
-  /** Three whole chunks and 10 more messages of tag A on T's first queue. */
-  const N = 3 * CHUNK + 10;
+describe("MessageFates.markSkippedAtStart: a new group started a queue above messages it had not settled (§10.6)", () => {
+  /** Ten messages of T for G: offset 1 tagged B (filtered), 2 consumed, 3 sent back, 4 dead-lettered, 5 dropped. */
+  function mix() {
+    const x = fates();
+    const { f, t } = x;
+    for (let o = 0; o < 10; o++) f.stored(t, o, o === 1 ? TAG_B : TAG_A);
+    f.recordConsumed(G, messageKey(t, 2));
+    f.markRetrying(G, messageKey(t, 3));
+    f.markDlq(G, messageKey(t, 4));
+    f.markDropped(G, messageKey(t, 5));
+    return x;
+  }
 
-  it("frees nothing below one whole chunk, and never the chunk holding the broker's offset", () => {
-    const { f, t } = fates();
-    storeA(f, t, N);
-    consumeRange(f, G, t, 0, N);
-    f.reclaimed(t, CHUNK - 1);
-    expect(f.column(G, t)!.min).toBe(0);
-    f.reclaimed(t, 2 * CHUNK + 5);
-    // Chunks 0 and 1 lie wholly below 2 × CHUNK + 5; chunk 2 holds it and stays.
-    expect(f.column(G, t)!.min).toBe(2 * CHUNK);
-    let held = 0;
-    f.forEachHeld(G, t, () => held++);
-    expect(held).toBe(N - 2 * CHUNK);
+  it("marks FATE_SKIPPED and counts skippedAtStart — not lost — the unsettled messages below the start offset", () => {
+    const { f, g, h, t } = mix();
+    f.markSkippedAtStart(G, t, 8);
+    // Unsettled in [0, 8): 0, 6, 7. Offset 5 stays lost (dropped), 8 and 9 are at or above the start.
+    expect(g).toMatchObject({ skippedAtStart: 3, lost: 1 });
+    const skipped = [];
+    for (let o = 0; o < 10; o++) if (f.fateAt(G, t, o) & FATE_SKIPPED) skipped.push(o);
+    expect(skipped).toEqual([0, 6, 7]);
+    expect(h.skippedAtStart).toBe(0);
   });
 
-  it("keeps every chunk from the first unresolved message on, and frees them once it is resolved", () => {
-    const { f, t } = fates();
-    storeA(f, t, N);
-    consumeRange(f, G, t, 0, CHUNK + 7);
-    consumeRange(f, G, t, CHUNK + 8, N);
-    f.reclaimed(t, N);
-    expect(f.column(G, t)!.min).toBe(CHUNK);
-    f.recordConsumed(G, messageKey(t, CHUNK + 7));
-    // The broker reports its reclaimed offset again at its next tick: now ⌊N / CHUNK⌋ = 3 chunks go.
-    f.reclaimed(t, N);
-    expect(f.column(G, t)!.min).toBe(3 * CHUNK);
+  it("marking again, or below an earlier start, counts nothing more", () => {
+    const { f, g, t } = mix();
+    f.markSkippedAtStart(G, t, 8);
+    f.markSkippedAtStart(G, t, 8);
+    f.markSkippedAtStart(G, t, 3);
+    expect(g.skippedAtStart).toBe(3);
   });
 
-  it("frees each group's column on its own", () => {
-    const { f, t } = fates();
-    storeA(f, t, 2 * CHUNK);
-    consumeRange(f, H, t, 0, 2 * CHUNK);
-    consumeRange(f, G, t, 1, 2 * CHUNK); // G has not resolved offset 0
-    f.reclaimed(t, 2 * CHUNK);
-    expect(f.column(H, t)!.min).toBe(2 * CHUNK);
-    expect(f.column(G, t)!.min).toBe(0);
+  it("a skipped message consumed after all (an earlier owner still held it) counts consumed and no longer skipped", () => {
+    const { f, g, t } = mix();
+    f.markSkippedAtStart(G, t, 8);
+    expect(f.recordConsumed(G, messageKey(t, 6))).toBe(false);
+    expect(g).toMatchObject({ skippedAtStart: 2, consumed: 2 });
+    expect(f.fateAt(G, t, 6)).toBe(1);
   });
 
-  it("counts filtered, lost and dead-lettered messages as resolved", () => {
-    const { f, t } = fates();
-    for (let o = 0; o < CHUNK; o++) f.stored(t, o, o % 2 === 0 ? TAG_A : TAG_B); // G filters the odd ones
-    for (let o = 0; o < CHUNK; o += 2) {
-      if (o % 4 === 0) f.markDlq(G, messageKey(t, o));
-      else f.markLost(G, t, o, o + 1);
-    }
-    f.reclaimed(t, CHUNK);
-    expect(f.column(G, t)!.min).toBe(CHUNK);
-    expect(f.retryFates.size).toBe(0);
+  it("a skipped message the earlier owner sent back is in the retry chain, and its dead-lettering counts once", () => {
+    const { f, g, t } = mix();
+    f.markSkippedAtStart(G, t, 8);
+    f.markRetrying(G, messageKey(t, 7));
+    expect(g.skippedAtStart).toBe(2);
+    expect(f.fateAt(G, t, 7)).toBe(FATE_RETRYING);
+    f.markDlq(G, messageKey(t, 7));
+    expect(g).toMatchObject({ skippedAtStart: 2, dlq: 2 });
   });
 
-  it("moves every message ever sent back (RETRYING, consumed, dead-lettered or not) to retryFates, where fate() finds them", () => {
-    const { f, g, t } = fates();
-    storeA(f, t, CHUNK);
-    const k = (o: number) => messageKey(t, o);
-    for (const o of [3, 4, 5]) f.markRetrying(G, k(o));
-    f.markDlq(G, k(4)); // its chain ended in the DLQ
-    consumeRange(f, G, t, 5, 6); // its retry copy was consumed
-    consumeRange(f, G, t, 0, 3);
-    consumeRange(f, G, t, 6, CHUNK);
-    f.reclaimed(t, CHUNK);
-    expect(f.column(G, t)!.min).toBe(CHUNK);
-    // 3 is still in the chain; 4's chain ended in the DLQ and 5's copy was consumed, but a later copy
-    // of either could still be consumed, so their fates must survive the free too.
-    expect([...f.retryFates]).toEqual([
-      [G * 2 ** 40 + k(3), FATE_RETRYING],
-      [G * 2 ** 40 + k(4), FATE_RETRYING | FATE_DLQ],
-      [G * 2 ** 40 + k(5), FATE_RETRYING | 1],
-    ]);
-    expect(f.fate(G, k(3))).toBe(FATE_RETRYING);
-    // The chain goes on after the chunk is gone: its copy is consumed, then counted and remembered.
-    const consumed = g.consumed;
-    expect(f.recordConsumed(G, k(3))).toBe(false);
-    expect(g.consumed).toBe(consumed + 1);
-    expect(f.fate(G, k(3))).toBe(FATE_RETRYING | 1);
-    expect(f.recordConsumed(G, k(3))).toBe(true);
-  });
-
-  it("a retry-chain message moved to retryFates can still end in the DLQ, counted once", () => {
-    const { f, g, t } = fates();
-    storeA(f, t, CHUNK);
-    const key = messageKey(t, 9);
-    f.markRetrying(G, key);
-    consumeRange(f, G, t, 0, 9);
-    consumeRange(f, G, t, 10, CHUNK);
-    f.reclaimed(t, CHUNK);
-    f.markDlq(G, key);
-    f.markDlq(G, key);
-    expect(g.dlq).toBe(1);
-    expect(f.fate(G, key)).toBe(FATE_RETRYING | FATE_DLQ);
-  });
-
-  it("fate() of a freed message outside retryFates reads FATE_RETRYING, and fateAt reads −1", () => {
-    // Why that is safe: reclaimed(mq, o) comes from the broker only below the offset nobody may read
-    // (StorageReclaimer's floor: every committed offset, cache, worker and pull), and a chunk goes only
-    // once all its messages are resolved; so no consumer will deliver these originals again and the
-    // only fate events still to come are those of retry copies — which exist for the RETRYING messages
-    // kept in retryFates (every message ever sent back: see the next test). FATE_RETRYING carries no count, DLQ or
-    // LOST bit, so it reads as "settled elsewhere" for the walks and adds to no counter by itself.
-    const { f, t } = fates();
-    storeA(f, t, CHUNK + 1);
-    consumeRange(f, G, t, 0, CHUNK);
-    expect(countOf(f.fate(G, messageKey(t, 6)))).toBe(1);
-    f.reclaimed(t, CHUNK);
-    expect(f.fate(G, messageKey(t, 6))).toBe(FATE_RETRYING);
-    expect(f.fateAt(G, t, 6)).toBe(-1);
-    expect(f.fateAt(G, t, CHUNK)).toBe(0);
-  });
-
-  // A message consumed once (count 1) can still have a retry copy on its way: a duplicate delivery
-  // of it (rebalance overlap) failed and was sent back. Its fate must survive the free of its chunk,
-  // or the copy's success would count as a first consumption (consumed + 1 instead of duplicates + 1)
-  // and fail the conservation check — as scenarios/consumer-crash.json with a listener failing half
-  // its attempts did before markRetrying marked consumed messages and compact() kept them.
-  it("a consumed message whose duplicate was sent back counts its retry copy's success as a duplicate after its chunk is freed", () => {
-    const { f, g, t } = fates();
-    storeA(f, t, CHUNK);
-    consumeRange(f, G, t, 0, CHUNK);
-    const key = messageKey(t, 9);
-    f.markRetrying(G, key); // a second owner's delivery of offset 9 failed and was sent back
-    f.reclaimed(t, CHUNK);
-    expect(f.recordConsumed(G, key)).toBe(true); // the retry copy succeeds: a duplicate
-    expect(g).toMatchObject({ consumed: CHUNK, duplicates: 1 });
+  it("a skipped message dropped by the broker (retryQueueNums 0) counts lost instead", () => {
+    const { f, g, t } = mix();
+    f.markSkippedAtStart(G, t, 8);
+    f.markDropped(G, messageKey(t, 0));
+    expect(g).toMatchObject({ skippedAtStart: 2, lost: 2 });
+    expect(f.fateAt(G, t, 0)).toBe(FATE_LOST);
   });
 });
 
-describe("MessageFates.forEachHeld, fateAt and column(): what the end-of-run walks read", () => {
-  it("forEachHeld walks [column.min, column.max) in offset order with each fate; fateAt reads −1 outside", () => {
+// Issue 11, defect 5c: a message deleted from its queue (retention, a truncate) while a consumer still
+// held it is counted lost; the consumer then fails it and sends it back. Its copy lives on in the retry
+// chain, and when that chain ends in the DLQ markDlq used to count it dead-lettered without taking back
+// the loss: counted twice, the conservation gap equal to `lost` of those messages.
+describe("MessageFates: a message counted lost while a consumer held it, then sent back (defect 5c)", () => {
+  it("markDlq takes back the LOST verdict: the message counts dead-lettered once and not lost", () => {
+    const { f, g, t } = fates();
+    storeA(f, t, 1);
+    f.markLost(G, t, 0, 1);
+    f.markDlq(G, messageKey(t, 0)); // maxReconsumeTimes 0: the first send-back dead-letters it
+    expect(g).toMatchObject({ lost: 0, dlq: 1 });
+    expect(f.fateAt(G, t, 0)).toBe(FATE_DLQ);
+  });
+
+  it("markRetrying takes back the LOST verdict: the message is in the retry chain, and a later DLQ counts once", () => {
+    const { f, g, t } = fates();
+    storeA(f, t, 1);
+    const key = messageKey(t, 0);
+    f.markLost(G, t, 0, 1);
+    f.markRetrying(G, key);
+    expect(g.lost).toBe(0);
+    expect(f.awaiting(G)).toEqual({ awaiting: 1, retrying: 1 });
+    f.markDlq(G, key);
+    expect(g).toMatchObject({ lost: 0, dlq: 1 });
+    expect(f.awaiting(G)).toEqual({ awaiting: 0, retrying: 0 });
+  });
+});
+
+describe("FateColumn compact chunks: 4096 resolved messages kept as a base fate and its exceptions", () => {
+  it("a chunk turns compact once its 4096 messages are in and resolved; the chunk being appended to stays full", () => {
+    const { f, t } = fates();
+    storeA(f, t, 2 * CHUNK + 10);
+    consumeRange(f, G, t, 0, 2 * CHUNK + 10);
+    // Chunks 0 and 1 are complete and consumed once each: base 1, no exception. Chunk 2 holds 10 of 4096.
+    expect(f.column(G, t)!.stats()).toEqual({ full: 1, compact: 2, dense: 0, exceptions: 0 });
+    expect(f.column(G, t)!.firstUnresolved()).toBe(2 * CHUNK + 10);
+  });
+
+  it("a chunk with one unresolved message stays full until that message is resolved, then turns compact", () => {
+    const { f, t } = fates();
+    storeA(f, t, 2 * CHUNK);
+    consumeRange(f, G, t, 0, CHUNK + 7);
+    consumeRange(f, G, t, CHUNK + 8, 2 * CHUNK);
+    expect(f.column(G, t)!.stats()).toMatchObject({ full: 1, compact: 1 });
+    expect(f.column(G, t)!.firstUnresolved()).toBe(CHUNK + 7);
+    f.recordConsumed(G, messageKey(t, CHUNK + 7));
+    expect(f.column(G, t)!.stats()).toMatchObject({ full: 0, compact: 2 });
+  });
+
+  it("each group's column turns compact on its own", () => {
+    const { f, t } = fates();
+    storeA(f, t, CHUNK);
+    consumeRange(f, H, t, 0, CHUNK);
+    consumeRange(f, G, t, 1, CHUNK); // G has not resolved offset 0
+    expect(f.column(H, t)!.stats().compact).toBe(1);
+    expect(f.column(G, t)!.stats().compact).toBe(0);
+  });
+
+  it("reads return each message's own fate: the base, or its exception", () => {
+    const { f, t } = fates();
+    storeA(f, t, CHUNK);
+    const k = (o: number) => messageKey(t, o);
+    f.markRetrying(G, k(3)); // still in the retry chain
+    f.markRetrying(G, k(4));
+    f.markDlq(G, k(4)); // its chain ended in the DLQ
+    f.markLost(G, t, 5, 6);
+    consumeRange(f, G, t, 0, 3);
+    consumeRange(f, G, t, 6, CHUNK);
+    f.recordConsumed(G, k(9)); // a duplicate
+    const col = f.column(G, t)!;
+    // Base 1 (consumed once): exceptions 3, 4, 5 and 9.
+    expect(col.stats()).toEqual({ full: 0, compact: 1, dense: 0, exceptions: 4 });
+    expect([3, 4, 5, 9, 10].map((o) => f.fateAt(G, t, o))).toEqual([FATE_RETRYING, FATE_RETRYING | FATE_DLQ, FATE_LOST, 2, 1]);
+  });
+
+  it("a message of a compact chunk consumed again (a replay) is a duplicate, and a retry copy's first success undoes its DLQ verdict", () => {
+    const { f, g, t } = fates();
+    storeA(f, t, CHUNK);
+    const key4 = messageKey(t, 4);
+    f.markRetrying(G, key4);
+    f.markDlq(G, key4);
+    consumeRange(f, G, t, 0, 4);
+    consumeRange(f, G, t, 5, CHUNK);
+    expect(f.column(G, t)!.stats().compact).toBe(1);
+    consumeRange(f, G, t, 0, 10); // a rewind to 0 re-reads the first ten
+    // Nine were consumed before: duplicates. Offset 4's first success: consumed, and no longer in the DLQ.
+    expect(g).toMatchObject({ consumed: CHUNK, duplicates: 9, dlq: 0 });
+    expect(f.fateAt(G, t, 4)).toBe(FATE_RETRYING | 1);
+    expect(f.column(G, t)!.stats().exceptions).toBe(10); // 0–3 and 5–9 count 2, 4 carries RETRYING
+  });
+
+  it("a replay of a whole chunk goes dense past 256 exceptions and sparse again once the new count covers all but 128", () => {
+    const { f, g, t } = fates();
+    storeA(f, t, CHUNK);
+    consumeRange(f, G, t, 0, CHUNK);
+    const col = f.column(G, t)!;
+    consumeRange(f, G, t, 0, 256);
+    expect(col.stats()).toMatchObject({ dense: 0, exceptions: 256 });
+    consumeRange(f, G, t, 256, 257); // the 257th exception
+    expect(col.stats()).toMatchObject({ dense: 1, exceptions: 0 });
+    // Count 2 overtakes count 1 at 2049 messages and covers all but 128 at 4096 − 128 = 3968.
+    consumeRange(f, G, t, 257, 3967);
+    expect(col.stats().dense).toBe(1);
+    consumeRange(f, G, t, 3967, 3968);
+    expect(col.stats()).toMatchObject({ dense: 0, exceptions: 128 });
+    consumeRange(f, G, t, 3968, CHUNK);
+    expect(col.stats()).toMatchObject({ dense: 0, exceptions: 0 });
+    expect(g).toMatchObject({ consumed: CHUNK, duplicates: CHUNK });
+    expect([0, 2048, CHUNK - 1].map((o) => f.fateAt(G, t, o))).toEqual([2, 2, 2]);
+  });
+
+  it("counts the sent-back messages it holds as awaited, in the retry chain, until their copies settle", () => {
+    const { f, t } = fates();
+    storeA(f, t, CHUNK);
+    const k = (o: number) => messageKey(t, o);
+    for (const o of [3, 4, 5]) f.markRetrying(G, k(o));
+    consumeRange(f, G, t, 0, 3);
+    consumeRange(f, G, t, 6, CHUNK);
+    expect(f.column(G, t)!.stats().compact).toBe(1);
+    expect(f.awaiting(G)).toEqual({ awaiting: 3, retrying: 3 });
+    f.recordConsumed(G, k(3));
+    f.markDlq(G, k(4));
+    expect(f.awaiting(G)).toEqual({ awaiting: 1, retrying: 1 });
+  });
+
+  it("a filtered message reads as the base, unless the base is an awaited fate: then it stays FATE_FILTERED", () => {
+    // G filters out tag B (odd offsets). Nothing ever asks a filtered message's fate, so it need not be
+    // kept; but where most delivered messages are awaited (all in the retry chain) it must not read as one.
+    const { f, t } = fates();
+    for (let o = 0; o < 2 * CHUNK; o++) f.stored(t, o, o % 2 === 0 ? TAG_A : TAG_B);
+    for (let o = 0; o < CHUNK; o += 2) f.recordConsumed(G, messageKey(t, o));
+    for (let o = CHUNK; o < 2 * CHUNK; o += 2) f.markRetrying(G, messageKey(t, o));
+    expect(f.column(G, t)!.stats()).toEqual({ full: 0, compact: 2, dense: 1, exceptions: 0 });
+    expect(f.fateAt(G, t, 1)).toBe(1);
+    // Chunk 1: 2048 retrying and 2048 filtered, too many exceptions for a sparse chunk: it stays dense.
+    expect(f.fateAt(G, t, CHUNK + 1)).toBe(FATE_FILTERED);
+    expect(f.awaiting(G)).toEqual({ awaiting: CHUNK / 2, retrying: CHUNK / 2 });
+  });
+
+  it("a chunk G filters out entirely is compact with nothing awaited", () => {
+    const { f, g, t } = fates();
+    for (let o = 0; o < CHUNK; o++) f.stored(t, o, TAG_B);
+    expect(g.filtered).toBe(CHUNK);
+    expect(f.column(G, t)!.stats()).toEqual({ full: 0, compact: 1, dense: 0, exceptions: 0 });
+    expect(f.awaiting(G)).toEqual({ awaiting: 0, retrying: 0 });
+  });
+});
+
+describe("MessageFates.awaiting: the messages a group still awaits, for the conservation check", () => {
+  it("equals produced − filtered − consumed − dlq − lost − skippedAtStart, over compact and full chunks", () => {
+    const { f, g, t } = fates();
+    for (let o = 0; o < 3 * CHUNK; o++) f.stored(t, o, o % 7 === 0 ? TAG_B : TAG_A);
+    const k = (o: number) => messageKey(t, o);
+    for (let o = 1; o < 2 * CHUNK; o++) if (o % 7 !== 0 && o % 100 !== 0) f.recordConsumed(G, k(o));
+    for (let o = 100; o < 2 * CHUNK; o += 100) if (o % 7 !== 0) f.markRetrying(G, k(o));
+    f.markDlq(G, k(200));
+    f.markLost(G, t, 2 * CHUNK, 2 * CHUNK + 50);
+    f.markSkippedAtStart(G, t, 2 * CHUNK + 60);
+    const counted = g.produced - g.filtered - g.consumed - g.dlq - g.lost - g.skippedAtStart;
+    const a = f.awaiting(G);
+    expect(a.awaiting).toBe(counted);
+    // Retrying: offsets 100, 200, …, 8100 not divisible by 7 (81 − 11 = 70), less 200 (dead-lettered).
+    expect(a.retrying).toBe(69);
+    expect(f.column(G, t)!.stats()).toMatchObject({ compact: 2, full: 1 });
+  });
+});
+
+describe("MessageFates.truncated: a crash lost the commit-log tail [from, to) and `from` will be reused", () => {
+  it("a compact chunk holding `from` turns full again: fates below stay, new messages append at `from` and arrive lost below `to`", () => {
+    const { f, g, t } = fates();
+    storeA(f, t, 2 * CHUNK);
+    consumeRange(f, G, t, 0, 2 * CHUNK);
+    f.truncated(t, CHUNK + 100, 2 * CHUNK);
+    const col = f.column(G, t)!;
+    // Every message of the lost tail was consumed: none is counted lost. Chunk 1 keeps [CHUNK, CHUNK + 100).
+    expect(g.lost).toBe(0);
+    expect(col.max).toBe(CHUNK + 100);
+    expect(col.stats()).toMatchObject({ compact: 1, full: 1 });
+    expect(f.fateAt(G, t, CHUNK + 99)).toBe(1);
+    expect(f.fateAt(G, t, CHUNK + 100)).toBe(-1);
+    f.stored(t, CHUNK + 100, TAG_A);
+    expect(g).toMatchObject({ produced: 2 * CHUNK + 1, lost: 1 });
+    expect(f.fateAt(G, t, CHUNK + 100)).toBe(FATE_LOST);
+    expect(f.awaiting(G).awaiting).toBe(0);
+  });
+
+  it("a message of the lost tail a consumer still held keeps its fate until its offset is refilled", () => {
+    const { f, g, t } = fates();
+    storeA(f, t, 10);
+    consumeRange(f, G, t, 0, 5);
+    f.truncated(t, 5, 10);
+    expect(g.lost).toBe(5); // 5 … 9
+    f.recordConsumed(G, messageKey(t, 7)); // it was cached before the crash: consumed, no longer lost
+    expect(g).toMatchObject({ consumed: 6, lost: 4 });
+    expect(f.awaiting(G)).toEqual({ awaiting: 0, retrying: 0 });
+    // A new message refills offset 5: it arrives lost (below 10, which a consumer may have read past).
+    f.stored(t, 5, TAG_A);
+    expect(g).toMatchObject({ produced: 11, lost: 5 });
+    expect(f.fateAt(G, t, 5)).toBe(FATE_LOST);
+  });
+
+  it("counts the unsettled messages of the lost tail lost, and forgets whole chunks above `from`", () => {
+    const { f, g, t } = fates();
+    storeA(f, t, 2 * CHUNK + 5);
+    consumeRange(f, G, t, 0, CHUNK - 10);
+    f.truncated(t, CHUNK - 20, 2 * CHUNK + 5);
+    // Unsettled in [CHUNK − 20, 2 × CHUNK + 5): the 10 at CHUNK − 10 … CHUNK − 1, then CHUNK + 5 more.
+    expect(g.lost).toBe(10 + CHUNK + 5);
+    expect(f.column(G, t)!.stats()).toMatchObject({ compact: 0, full: 1 });
+    expect(f.column(G, t)!.firstUnresolved()).toBe(CHUNK - 20);
+  });
+});
+
+describe("MessageFates.fateAt and column(): what the checks read", () => {
+  it("fateAt reads every stored message's fate, −1 outside [0, max)", () => {
     const { f, t } = fates();
     storeA(f, t, CHUNK + 3);
     consumeRange(f, G, t, 0, CHUNK);
     f.markRetrying(G, messageKey(t, CHUNK + 1));
-    f.reclaimed(t, CHUNK + 3);
-    const col = f.column(G, t)!;
-    expect([col.min, col.max]).toEqual([CHUNK, CHUNK + 3]);
-    const walked: [number, number][] = [];
-    f.forEachHeld(G, t, (o, fate) => walked.push([o, fate]));
-    expect(walked).toEqual([[CHUNK, 0], [CHUNK + 1, FATE_RETRYING], [CHUNK + 2, 0]]);
-    expect(f.fateAt(G, t, CHUNK - 1)).toBe(-1);
+    expect([0, CHUNK - 1, CHUNK, CHUNK + 1, CHUNK + 2].map((o) => f.fateAt(G, t, o))).toEqual([1, 1, 0, FATE_RETRYING, 0]);
     expect(f.fateAt(G, t, CHUNK + 3)).toBe(-1);
+    expect(f.fateAt(G, t, -1)).toBe(-1);
   });
 
-  it("walks nothing for a group without a column on the queue", () => {
-    const { f, u } = fates();
-    f.stored(u, 0, NO_TAG);
-    let calls = 0;
-    f.forEachHeld(G, u, () => calls++);
-    expect(calls).toBe(0);
-    f.forEachHeld(H, u, () => calls++);
-    expect(calls).toBe(1);
+  it("a fate appended below the column's max is refused: a crash that reuses offsets must truncate first", () => {
+    const { f, t } = fates();
+    storeA(f, t, 3);
+    expect(() => f.stored(t, 1, TAG_A)).toThrow(RangeError);
   });
 });

@@ -1,20 +1,18 @@
 // What became of every original message, per consumer group: consumed (how often), sent back into the
-// retry chain, dead-lettered, lost, or filtered out by the group's tags. Kept here, apart from the
-// broker's store, as a few bits per (group, message) in chunked columns per (group, scenario queue). A
-// column frees a chunk once the broker no longer stores its messages (nobody can read them again, so
-// their fates cannot change) and every message in it is resolved; messages still in the retry chain
-// then move to a side table.
-import { keyOffset, keyQueue, messageKey } from "../broker/QueueStore.ts";
+// retry chain, dead-lettered, lost, skipped by the group's start offset, or filtered out by its tags.
+// Kept here, apart from the broker's store, as a few bits per (group, message) in columns of 4096-message
+// chunks per (group, scenario queue). A replay can re-deliver any message the broker retains, so every
+// fate stays answerable for the whole run (a re-consumption is a duplicate, message by message); memory
+// still follows the backlog, not the history: a chunk whose messages are all resolved turns compact —
+// the most common fate plus the exceptions, and a count of the messages in it the group still awaits.
+import { keyOffset, keyQueue } from "../broker/QueueStore.ts";
 import type { Routes } from "../protocol/routes.ts";
 import type { Model } from "../scenario/types.ts";
+import { FATE_COUNT_MASK, FATE_DLQ, FATE_FILTERED, FATE_LOST, FATE_RETRYING, FATE_SKIPPED, FateColumn, type AwaitingCount } from "./FateColumn.ts";
 
-export const FATE_COUNT_MASK = 0x1f; // successful consumes, saturating at 31
-export const FATE_RETRYING = 0x20; // sent back at least once: copies of it may be in the retry chain
-export const FATE_LOST = 0x40; // deleted by retention (or skipped by an offset reset) while unconsumed
-export const FATE_DLQ = 0x80; // ended in %DLQ%<group>
-export const FATE_FILTERED = 0x100; // the group's tag filter excludes it: never delivered
-/** Fate bits that settle a message as far as the group's progress goes (storage may go). */
-export const FATE_RESOLVED = FATE_COUNT_MASK | FATE_RETRYING | FATE_LOST | FATE_DLQ | FATE_FILTERED;
+export {
+  FATE_COUNT_MASK, FATE_DLQ, FATE_FILTERED, FATE_LOST, FATE_RESOLVED, FATE_RETRYING, FATE_SETTLED, FATE_SKIPPED, FateColumn, type AwaitingCount,
+} from "./FateColumn.ts";
 
 /** Per consumer group, the fate of every original message of its subscribed topics. */
 export class GroupFates {
@@ -30,66 +28,10 @@ export class GroupFates {
   dlq = 0;
   /** Messages deleted by retention before any successful consumption (and not in the retry chain). */
   lost = 0;
+  /** Messages below the offset the group started a queue at with no stored offset, never consumed. */
+  skippedAtStart = 0;
   /** Successful consumptions, duplicates included. */
   consumeOk = 0;
-}
-
-const CHUNK_BITS = 12;
-const CHUNK = 1 << CHUNK_BITS;
-const MASK = CHUNK - 1;
-
-/** One group's fates on one queue. */
-export class FateColumn {
-  /** Messages stored so far (= the queue's max offset). */
-  max = 0;
-  /** Every message below is resolved. */
-  resolvedUpTo = 0;
-  /** Chunk index of chunks[0]. */
-  private base = 0;
-  private readonly chunks: Uint16Array[] = [];
-
-  get min(): number {
-    return this.base << CHUNK_BITS;
-  }
-
-  append(offset: number, fate: number): void {
-    const ci = (offset >>> CHUNK_BITS) - this.base;
-    let c = this.chunks[ci];
-    if (c === undefined) {
-      c = new Uint16Array(CHUNK);
-      this.chunks[ci] = c;
-    }
-    c[offset & MASK] = fate;
-    this.max = offset + 1;
-  }
-
-  get(offset: number): number {
-    return this.chunks[(offset >>> CHUNK_BITS) - this.base]![offset & MASK]!;
-  }
-
-  set(offset: number, fate: number): void {
-    this.chunks[(offset >>> CHUNK_BITS) - this.base]![offset & MASK] = fate;
-  }
-
-  /**
-   * Frees whole chunks below `limit` whose messages are all resolved; `keep` receives every message
-   * that was ever sent back: a copy of it may still be consumed, and that consumption must find its
-   * fate (first success, or a duplicate, or the undoing of a DLQ verdict).
-   */
-  compact(limit: number, keep: (offset: number, fate: number) => void): void {
-    let o = this.resolvedUpTo;
-    while (o < this.max && (this.get(o) & FATE_RESOLVED) !== 0) o++;
-    this.resolvedUpTo = o;
-    const drop = (Math.min(o, limit) >>> CHUNK_BITS) - this.base;
-    if (drop <= 0) return;
-    const end = (this.base + drop) << CHUNK_BITS;
-    for (let x = this.min; x < end; x++) {
-      const fate = this.get(x);
-      if ((fate & FATE_RETRYING) !== 0) keep(x, fate);
-    }
-    this.chunks.splice(0, drop);
-    this.base += drop;
-  }
 }
 
 export class MessageFates {
@@ -97,8 +39,6 @@ export class MessageFates {
   private readonly columns: (FateColumn | undefined)[][];
   /** Per queue: the groups with a column on it, and each one's tag filter. */
   private readonly subscribers: { group: number; tagSet: ReadonlySet<number> | null }[][];
-  /** Fates of retry-chain messages whose column chunk was freed, by group × 2^40 + key. */
-  readonly retryFates = new Map<number, number>();
 
   constructor(
     model: Pick<Model, "groups">,
@@ -132,90 +72,105 @@ export class MessageFates {
       counters.produced++;
       const filtered = s.tagSet !== null && !s.tagSet.has(tag);
       if (filtered) counters.filtered++;
-      col.append(offset, filtered ? FATE_FILTERED : 0);
-    }
-  }
-
-  /** The broker no longer stores messages of `mq` below `offset`: their columns may go too. */
-  reclaimed(mq: number, offset: number): void {
-    for (const s of this.subscribers[mq]!) {
-      this.columns[s.group]![mq]!.compact(offset, (o, fate) => this.retryFates.set(s.group * 2 ** 40 + messageKey(mq, o), fate));
+      const skipped = !filtered && offset < col.skipBelow;
+      if (skipped) counters.lost++;
+      col.append(offset, filtered ? FATE_FILTERED : skipped ? FATE_LOST : 0);
     }
   }
 
   /** Fate bits of an original message for a group. */
   fate(group: number, originKey: number): number {
-    const col = this.columns[group]![keyQueue(originKey)]!;
-    const offset = keyOffset(originKey);
-    if (offset < col.min) return this.retryFates.get(group * 2 ** 40 + originKey) ?? FATE_RETRYING;
-    return col.get(offset);
+    return this.columns[group]![keyQueue(originKey)]!.get(keyOffset(originKey));
   }
 
-  private write(group: number, originKey: number, value: number): void {
-    const col = this.columns[group]![keyQueue(originKey)]!;
-    const offset = keyOffset(originKey);
-    if (offset < col.min) this.retryFates.set(group * 2 ** 40 + originKey, value);
-    else col.set(offset, value);
+  /** Takes back a lost or skipped verdict: the message turned up after all (consumed, or a copy lives on). */
+  private unlose(group: number, fate: number): number {
+    if ((fate & FATE_LOST) !== 0) this.counters[group]!.lost--;
+    if ((fate & FATE_SKIPPED) !== 0) this.counters[group]!.skippedAtStart--;
+    return fate & ~(FATE_LOST | FATE_SKIPPED);
   }
 
   /**
    * A successful listener call for a message (original `originKey`): its first one counts it consumed
-   * (undoing a loss or DLQ verdict), later ones are duplicates. Returns true for a duplicate.
+   * (undoing a loss, skip or DLQ verdict), later ones are duplicates. Returns true for a duplicate.
    */
   recordConsumed(group: number, originKey: number): boolean {
     const counters = this.counters[group]!;
-    const fate = this.fate(group, originKey);
+    const col = this.columns[group]![keyQueue(originKey)]!;
+    const offset = keyOffset(originKey);
+    let fate = col.get(offset);
     const count = fate & FATE_COUNT_MASK;
     counters.consumeOk++;
     if (count === 0) {
       counters.consumed++;
-      if (fate & FATE_LOST) counters.lost--;
-      if (fate & FATE_DLQ) counters.dlq--;
+      if ((fate & FATE_DLQ) !== 0) counters.dlq--;
+      fate = this.unlose(group, fate);
     } else {
       counters.duplicates++;
     }
-    const next = (fate & ~(FATE_COUNT_MASK | FATE_LOST | FATE_DLQ)) | Math.min(FATE_COUNT_MASK, count + 1);
-    this.write(group, originKey, next);
+    col.set(offset, (fate & ~(FATE_COUNT_MASK | FATE_DLQ)) | Math.min(FATE_COUNT_MASK, count + 1));
     return count > 0;
   }
 
-  /** Sent back: its fate now follows its retry copies (until one of them is consumed). */
+  /**
+   * Sent back: its fate now follows its retry copies (until one of them is consumed). A message counted
+   * lost or skipped while a consumer still held it is neither once its copy is in the retry chain.
+   */
   markRetrying(group: number, originKey: number): void {
-    // Set even on a message already consumed (a duplicate delivery that failed): its copies' fate
-    // still needs this message's bits once its chunk is freed. Accounting reads RETRYING only on
-    // messages not yet consumed.
-    this.write(group, originKey, this.fate(group, originKey) | FATE_RETRYING);
+    // Set even on a message already consumed (a duplicate delivery that failed): a copy's success must
+    // then count as a duplicate. Accounting reads RETRYING only on messages not yet settled.
+    const col = this.columns[group]![keyQueue(originKey)]!;
+    const offset = keyOffset(originKey);
+    col.set(offset, this.unlose(group, col.get(offset)) | FATE_RETRYING);
   }
 
   /** The broker discarded a sent-back message (retryQueueNums 0): it counts as lost. */
   markDropped(group: number, originKey: number): void {
-    const fate = this.fate(group, originKey);
+    const col = this.columns[group]![keyQueue(originKey)]!;
+    const offset = keyOffset(originKey);
+    const fate = col.get(offset);
     if (fate & (FATE_COUNT_MASK | FATE_DLQ | FATE_LOST)) return;
-    this.write(group, originKey, fate | FATE_LOST);
+    col.set(offset, this.unlose(group, fate) | FATE_LOST);
     this.counters[group]!.lost++;
   }
 
+  /** A sent-back message went to %DLQ%<group>: dead-lettered, no longer lost or skipped. */
   markDlq(group: number, originKey: number): void {
-    const fate = this.fate(group, originKey);
+    const col = this.columns[group]![keyQueue(originKey)]!;
+    const offset = keyOffset(originKey);
+    const fate = col.get(offset);
     if (fate & (FATE_COUNT_MASK | FATE_DLQ)) return;
-    this.write(group, originKey, fate | FATE_DLQ);
+    col.set(offset, this.unlose(group, fate) | FATE_DLQ);
     this.counters[group]!.dlq++;
   }
 
   /**
    * Marks as lost the messages of [from, to) on a scenario queue that `group` has not settled (not
-   * consumed, sent back, dead-lettered, lost, or filtered out): nobody will read them again.
+   * consumed, sent back, dead-lettered, lost, skipped or filtered out): nobody will read them again.
    */
   markLost(group: number, mq: number, from: number, to: number): void {
+    this.markUnresolved(group, mq, from, to, FATE_LOST);
+  }
+
+  /**
+   * The group started `mq` at `to` with no stored offset (§10.6: the max offset, a timestamp's offset):
+   * the messages below it it has not settled will never be delivered to it.
+   */
+  markSkippedAtStart(group: number, mq: number, to: number): void {
+    this.markUnresolved(group, mq, 0, to, FATE_SKIPPED);
+  }
+
+  /** Adds `bit` (LOST or SKIPPED) to the unresolved messages of [from, to): O(unresolved part of the range). */
+  private markUnresolved(group: number, mq: number, from: number, to: number, bit: number): void {
     const col = this.columns[group]![mq];
     if (col === undefined) return;
-    const end = Math.min(to, col.max);
-    for (let o = Math.max(from, col.min); o < end; o++) {
-      const fate = col.get(o);
-      if ((fate & FATE_RESOLVED) !== 0) continue;
-      col.set(o, fate | FATE_LOST);
-      this.counters[group]!.lost++;
+    let marked = 0;
+    for (let o = col.nextUnresolved(from, to); o >= 0; o = col.nextUnresolved(o + 1, to)) {
+      col.set(o, col.get(o) | bit);
+      marked++;
     }
+    if (bit === FATE_LOST) this.counters[group]!.lost += marked;
+    else this.counters[group]!.skippedAtStart += marked;
   }
 
   /** Retention or a truncation deleted [from, to) of a queue: lost for every group that had not settled them. */
@@ -223,17 +178,33 @@ export class MessageFates {
     for (const s of this.subscribers[mq]!) this.markLost(s.group, mq, from, to);
   }
 
-  /** Calls fn for every message of the group's column on `mq` still held (end-of-run walks). */
-  forEachHeld(group: number, mq: number, fn: (offset: number, fate: number) => void): void {
-    const col = this.columns[group]![mq];
-    if (col === undefined) return;
-    for (let o = col.min; o < col.max; o++) fn(o, col.get(o));
+  /**
+   * A crash lost [from, to) of a scenario queue, and `from` will be reused by new messages: for every
+   * group, those it had not settled are lost; then the column takes new messages from `from` again.
+   */
+  truncated(mq: number, from: number, to: number): void {
+    for (const s of this.subscribers[mq]!) {
+      this.markLost(s.group, mq, from, to);
+      const col = this.columns[s.group]![mq]!;
+      col.truncate(from);
+      // A consumer may have read up to `to` (a pull answered just before the crash): the messages that
+      // refill [from, to) arrive lost, since a FOUND at its offset skips them silently (broker spec
+      // §3.1); consuming one later (a rewind, 4.9.3's reset to 0, a consumer that was behind) undoes it.
+      col.skipBelow = Math.max(col.skipBelow, to);
+    }
   }
 
-  /** The fate of (group, mq, offset) while its column holds it; −1 below the column. */
+  /** Messages the group awaits on all its queues: O(compact chunks' counters + the chunks not yet resolved). */
+  awaiting(group: number): AwaitingCount {
+    const out: AwaitingCount = { awaiting: 0, retrying: 0 };
+    for (const col of this.columns[group]!) col?.countAwaiting(out);
+    return out;
+  }
+
+  /** The fate of (group, mq, offset); −1 if the group has no column on `mq` or the offset is not stored. */
   fateAt(group: number, mq: number, offset: number): number {
     const col = this.columns[group]![mq];
-    if (col === undefined || offset < col.min || offset >= col.max) return -1;
+    if (col === undefined || offset < 0 || offset >= col.max) return -1;
     return col.get(offset);
   }
 }

@@ -12,7 +12,7 @@ import { Routes } from "../protocol/routes.ts";
 import { simulate } from "../run/simulate.ts";
 import { normalizeScenario } from "../scenario/normalize.ts";
 import type { ScenarioInput } from "../scenario/types.ts";
-import { FATE_COUNT_MASK, FATE_DLQ, FATE_FILTERED, FATE_LOST, FATE_RETRYING } from "./MessageFates.ts";
+import { FATE_COUNT_MASK, FATE_DLQ, FATE_FILTERED, FATE_LOST, FATE_RETRYING, FATE_SKIPPED } from "./MessageFates.ts";
 import { Recorder } from "./Recorder.ts";
 
 const S = 1_000_000;
@@ -102,24 +102,14 @@ describe("Recorder.sentBack, retrying, deadLettered, discarded: the broker's sen
   });
 });
 
-describe("Recorder.messagesDeleted and storageReclaimed: the broker's store shrank", () => {
-  it("messagesDeleted marks the range lost for every subscribing group that had not settled it", () => {
+describe("Recorder.messagesDeleted: retention or a truncation deleted messages", () => {
+  it("marks the range lost for every subscribing group that had not settled it", () => {
     const { rec, t } = recorder();
     for (let o = 0; o < 4; o++) rec.messageStored(t, o, TAG_A);
     rec.consumed(H, t, 0, messageKey(t, 0), 0, A, S);
     rec.messagesDeleted(t, 0, 3);
     expect(rec.groups[G]!.lost).toBe(3); // 0, 1, 2
     expect(rec.groups[H]!.lost).toBe(2); // 1, 2 (0 was consumed)
-  });
-
-  it("storageReclaimed frees the fate columns' resolved whole chunks below the offset", () => {
-    const { rec, t } = recorder();
-    const n = 4096 + 1;
-    for (let o = 0; o < n; o++) rec.messageStored(t, o, TAG_A);
-    for (let o = 0; o < 4096; o++) rec.consumed(G, t, o, messageKey(t, o), 0, A, S);
-    rec.storageReclaimed(t, n);
-    expect(rec.fates.column(G, t)!.min).toBe(4096);
-    expect(rec.fates.column(H, t)!.min).toBe(0); // H consumed nothing
   });
 });
 
@@ -231,6 +221,34 @@ describe("Recorder.offsetSkipped: an OFFSET_ILLEGAL fix moved the group's offset
     expect(rec.groups[G]!.lost).toBe(4);
     expect(rec.fates.fate(G, messageKey(t, 8)) & FATE_LOST).toBe(0);
     expect(rec.groups[H]!.lost).toBe(0);
+  });
+});
+
+describe("Recorder.startOffsetChosen: a new ProcessQueue starts pulling at the offset §10.6 chose", () => {
+  it("without a stored offset, the messages below the start the group had not settled are skipped at start, not lost", () => {
+    const { rec, t } = recorder();
+    for (let o = 0; o < 10; o++) rec.messageStored(t, o, o === 1 ? TAG_B : TAG_A);
+    rec.consumed(G, t, 2, messageKey(t, 2), 0, A, S);
+    rec.startOffsetChosen(G, t, 8, false); // CONSUME_FROM_LAST_OFFSET on a cold queue: maxOffset 8 then
+    // Below 8, G had settled 1 (filtered) and 2 (consumed): 0, 3, 4, 5, 6, 7 are skipped.
+    expect(rec.groups[G]).toMatchObject({ skippedAtStart: 6, lost: 0 });
+    expect(rec.fates.fate(G, messageKey(t, 0)) & FATE_SKIPPED).toBe(FATE_SKIPPED);
+    expect(rec.fates.fate(G, messageKey(t, 8)) & FATE_SKIPPED).toBe(0);
+    expect(rec.groups[H]!.skippedAtStart).toBe(0);
+  });
+
+  it("from a stored offset it marks nothing: the group left off there", () => {
+    const { rec, t } = recorder();
+    for (let o = 0; o < 10; o++) rec.messageStored(t, o, TAG_A);
+    rec.startOffsetChosen(G, t, 8, true);
+    expect(rec.groups[G]!.skippedAtStart).toBe(0);
+  });
+
+  it("on a retry queue (no fates: its messages are copies) it marks nothing", () => {
+    const { rec, routes, t } = recorder();
+    rec.messageStored(t, 0, TAG_A);
+    rec.startOffsetChosen(G, routes.retryQueue(G, 0), 5, false);
+    expect(rec.groups[G]!.skippedAtStart).toBe(0);
   });
 });
 

@@ -41,12 +41,12 @@ export class Recorder implements ClusterObserver {
   messagesDeleted(mq: number, from: number, to: number): void {
     this.fates.deleted(mq, from, to);
   }
+  messagesTruncated(mq: number, from: number, to: number): void {
+    this.fates.truncated(mq, from, to);
+  }
   commitLogDeleted(broker: number, files: number, reason: number, nowUs: number): void {
     const why = ["deleteWhen hour", "disk above diskMaxUsedSpaceRatio", "disk above the forced-clean ratio"][reason] ?? "";
     this.markers.push({ tUs: nowUs, kind: "retention", label: `broker ${broker}: ${files} commit-log file${files === 1 ? "" : "s"} deleted (${why})` });
-  }
-  storageReclaimed(mq: number, offset: number): void {
-    this.fates.reclaimed(mq, offset);
   }
   sentBack(): void {
     this.sentBackTotal++;
@@ -78,6 +78,12 @@ export class Recorder implements ClusterObserver {
   }
   offsetSkipped(group: number, mq: number, offset: number): void {
     this.fates.markLost(group, mq, 0, offset);
+  }
+  startOffsetChosen(group: number, mq: number, offset: number, fromStoredOffset: boolean): void {
+    // A stored offset is where the group left off: whatever lies below it, it settled (or a reset
+    // skipped, counted by offsetSkipped). Without one the client chose a place (§10.6): below it,
+    // what the group has not settled it will never be given.
+    if (!fromStoredOffset) this.fates.markSkippedAtStart(group, mq, offset);
   }
 
   /** Successful consumptions of every group, duplicates included. */

@@ -161,7 +161,7 @@ export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accou
     traceRecords: cl.trace.count,
     messages: {
       produced: sum("produced"), filtered: sum("filtered"), consumed: sum("consumed"), duplicates: sum("duplicates"),
-      sentBack: rec.sentBackTotal, dlq: sum("dlq"), lost: sum("lost"), inFlight: sum("inFlight"), cached: sum("cached"),
+      sentBack: rec.sentBackTotal, dlq: sum("dlq"), lost: sum("lost"), skippedAtStart: sum("skippedAtStart"), inFlight: sum("inFlight"), cached: sum("cached"),
       retrying: sum("retrying"), unpulled: sum("unpulled"),
     },
     groups: accounts,
@@ -203,7 +203,7 @@ const ZERO_LATENCY: LatencySummary = { count: 0, meanMs: 0, p50Ms: 0, p90Ms: 0, 
 export function emptySummary(): Summary {
   return {
     scenario: "", seed: 0, profile: "", complete: true, stopReason: "", simulatedMs: 0, events: 0, traceHash: "", traceRecords: 0,
-    messages: { produced: 0, filtered: 0, consumed: 0, duplicates: 0, sentBack: 0, dlq: 0, lost: 0, inFlight: 0, cached: 0, retrying: 0, unpulled: 0 },
+    messages: { produced: 0, filtered: 0, consumed: 0, duplicates: 0, sentBack: 0, dlq: 0, lost: 0, skippedAtStart: 0, inFlight: 0, cached: 0, retrying: 0, unpulled: 0 },
     groups: [],
     lag: { committed: { final: 0, max: 0 }, unpulled: { final: 0, max: 0 } },
     cache: { countPerQueueMax: 0, bytesPerQueueMax: 0, countPerConsumerMax: 0, bytesPerConsumerMax: 0 },

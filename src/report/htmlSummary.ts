@@ -39,7 +39,7 @@ export function renderSummaryTables(result: RunResult): string {
     ]),
     table("Messages", ["", "count"], [
       ["produced", m.produced], ["consumed", m.consumed], ["duplicates", m.duplicates], ["lost", m.lost],
-      ["dlq", m.dlq], ["sent back", m.sentBack], ["in flight", m.inFlight], ["cached", m.cached],
+      ["skipped at start", m.skippedAtStart], ["dlq", m.dlq], ["sent back", m.sentBack], ["in flight", m.inFlight], ["cached", m.cached],
       ["retrying", m.retrying], ["unpulled", m.unpulled], ["filtered", m.filtered],
     ]),
     table("Lag (messages)", ["", "final", "max"], [

@@ -67,7 +67,7 @@ export interface SeriesData {
 export const SUMMARY_FIGURES: readonly string[] = [
   "seed", "complete", "simulatedMs", "events", "traceRecords",
   "messages.produced", "messages.filtered", "messages.consumed", "messages.duplicates",
-  "messages.sentBack", "messages.dlq", "messages.lost", "messages.inFlight", "messages.cached",
+  "messages.sentBack", "messages.dlq", "messages.lost", "messages.skippedAtStart", "messages.inFlight", "messages.cached",
   "messages.retrying", "messages.unpulled",
   "lag.committed.final", "lag.committed.max", "lag.unpulled.final", "lag.unpulled.max",
   "cache.countPerQueueMax", "cache.bytesPerQueueMax", "cache.countPerConsumerMax",

@@ -1,0 +1,333 @@
+// One group's fates on one queue: a column of 4096-message chunks (see MessageFates). A chunk whose
+// messages are all resolved is compact: its most common fate, the exceptions to it, and how many of its
+// messages the group still awaits (every one of them in the retry chain); reads and writes work on
+// either form, so a fate stays answerable for the whole run while memory follows the backlog.
+// (Split from MessageFates.ts to keep files under 400 lines; MessageFates re-exports what callers use.)
+
+export const FATE_COUNT_MASK = 0x1f; // successful consumes, saturating at 31
+export const FATE_RETRYING = 0x20; // sent back at least once: copies of it may be in the retry chain
+export const FATE_LOST = 0x40; // deleted by retention or a truncation (or skipped by an offset reset) while unconsumed
+export const FATE_DLQ = 0x80; // ended in %DLQ%<group>
+export const FATE_FILTERED = 0x100; // the group's tag filter excludes it: never delivered
+export const FATE_SKIPPED = 0x200; // below the start offset a new group chose with no stored offset (§10.6)
+/** Bits that settle a message for the group's counters: consumed, dead-lettered, lost, skipped at start. */
+export const FATE_SETTLED = FATE_COUNT_MASK | FATE_DLQ | FATE_LOST | FATE_SKIPPED;
+/** Bits that resolve a message as far as the group's progress goes (only copies of it may still come). */
+export const FATE_RESOLVED = FATE_SETTLED | FATE_RETRYING | FATE_FILTERED;
+
+/** A message the group still awaits: delivered to it and not settled (possibly in the retry chain). */
+export const isAwaiting = (fate: number) => (fate & (FATE_SETTLED | FATE_FILTERED)) === 0;
+
+/** Messages a group still awaits, and of those the ones whose copies are in the retry chain. */
+export interface AwaitingCount {
+  awaiting: number;
+  retrying: number;
+}
+
+const CHUNK_BITS = 12;
+const CHUNK = 1 << CHUNK_BITS;
+const MASK = CHUNK - 1;
+/** Above this many exceptions a compact chunk keeps a dense array instead (a Map entry costs tens of
+ * bytes; the array 8 KiB). It turns sparse again at half as many (a replay moves most of a chunk's
+ * messages from one count to the next). */
+const EXCEPTIONS_MAX = 256;
+/** Fate values are below this. */
+const FATE_VALUES = FATE_RESOLVED + 1;
+/** Per fate value, how many messages of a chunk have it. Zero between uses. */
+const scratch = new Uint16Array(FATE_VALUES);
+
+/**
+ * 4096 messages of a column. Full: one fate per message (`fates`), and how many are unresolved.
+ * Compact (every message resolved): `base` and `exceptions`, and how many messages it holds that the
+ * group awaits — every one of them in the retry chain. With many exceptions a compact chunk is dense:
+ * `fates` again, with a tally of its fate values to see when one of them covers nearly all (`base`).
+ */
+class FateChunk {
+  compact = false;
+  unresolved = 0;
+  base = 0;
+  exceptions: Map<number, number> | null = null;
+  awaiting = 0;
+  /** Dense compact chunk: messages per fate value, and how many are filtered out (never written). */
+  tally: Uint16Array | null = null;
+  filtered = 0;
+  constructor(public fates: Uint16Array | null) {}
+}
+
+/**
+ * The most common fate among a chunk's delivered messages (filtered ones are never asked about), the
+ * exceptions to it, and how many messages the group awaits. A filtered message reads as the base unless
+ * the base itself is awaited: then it is kept as an exception, so that every message reads as awaited
+ * exactly when it is.
+ */
+function summarize(f: Uint16Array): { base: number; exceptions: number; awaiting: number } {
+  let base = FATE_FILTERED;
+  let best = 0;
+  let awaiting = 0;
+  for (let i = 0; i < CHUNK; i++) {
+    const v = f[i]!;
+    if (isAwaiting(v)) awaiting++;
+    if ((v & FATE_FILTERED) !== 0) continue;
+    const n = ++scratch[v]!;
+    if (n > best) {
+      best = n;
+      base = v;
+    }
+  }
+  for (let i = 0; i < CHUNK; i++) scratch[f[i]!] = 0;
+  let exceptions = 0;
+  for (let i = 0; i < CHUNK; i++) if (isException(f[i]!, base)) exceptions++;
+  return { base, exceptions, awaiting };
+}
+
+function isException(v: number, base: number): boolean {
+  return v !== base && ((v & FATE_FILTERED) === 0 || isAwaiting(base));
+}
+
+/** One group's fates on one queue. */
+export class FateColumn {
+  /** Messages stored so far (= the queue's max offset). */
+  max = 0;
+  /** Messages stored below this offset arrive lost: the group's consumers may be past it (a crash lost
+   * the tail they had read, and new messages refill those offsets). */
+  skipBelow = -1;
+  /** Compact chunks, and the awaited messages they hold. */
+  compactChunks = 0;
+  compactAwaiting = 0;
+  /** No unresolved message lies below (advanced by firstUnresolved). */
+  private resolvedUpTo = 0;
+  private readonly chunks: FateChunk[] = [];
+  /**
+   * Fates of messages a crash took from the tail (truncate), by offset, until new messages refill the
+   * offset: a consumer may still hold one, and its consumption or send-back must find its fate.
+   */
+  private ghosts: Map<number, number> | null = null;
+
+  /** Stores the fate of the message at `offset` (≥ max; offsets skipped in between never existed). */
+  append(offset: number, fate: number): void {
+    if (offset < this.max) throw new RangeError(`fate of offset ${offset} appended below the column's max ${this.max}`);
+    while (this.max < offset) this.put(this.max, FATE_FILTERED);
+    this.put(offset, fate);
+  }
+
+  private put(offset: number, fate: number): void {
+    if (this.ghosts !== null && this.ghosts.delete(offset) && this.ghosts.size === 0) this.ghosts = null;
+    const ci = offset >>> CHUNK_BITS;
+    let c = this.chunks[ci];
+    if (c === undefined) {
+      c = new FateChunk(new Uint16Array(CHUNK));
+      this.chunks[ci] = c;
+    }
+    // The chunk being appended to is full: a chunk turns compact only once all its messages are in.
+    c.fates![offset & MASK] = fate;
+    if ((fate & FATE_RESOLVED) === 0) c.unresolved++;
+    this.max = offset + 1;
+    if ((offset & MASK) === MASK && c.unresolved === 0) this.compactChunk(c);
+  }
+
+  get(offset: number): number {
+    if (offset >= this.max) return this.ghost(offset);
+    const c = this.chunks[offset >>> CHUNK_BITS]!;
+    if (c.fates !== null) return c.fates[offset & MASK]!;
+    return c.exceptions === null ? c.base : (c.exceptions.get(offset & MASK) ?? c.base);
+  }
+
+  /** Writes a message's fate. A fate once resolved stays resolved (every writer adds a resolving bit). */
+  set(offset: number, fate: number): void {
+    if (offset >= this.max) {
+      this.ghost(offset);
+      this.ghosts!.set(offset, fate);
+      return;
+    }
+    const c = this.chunks[offset >>> CHUNK_BITS]!;
+    const i = offset & MASK;
+    if (!c.compact) {
+      const f = c.fates!;
+      const old = f[i]!;
+      f[i] = fate;
+      if ((old & FATE_RESOLVED) === 0 && (fate & FATE_RESOLVED) !== 0 && --c.unresolved === 0 && this.max >= (offset | MASK) + 1) {
+        this.compactChunk(c);
+      }
+      return;
+    }
+    const delta = (isAwaiting(fate) ? 1 : 0) - (isAwaiting(this.get(offset)) ? 1 : 0);
+    c.awaiting += delta;
+    this.compactAwaiting += delta;
+    if (c.fates !== null) {
+      this.writeDense(c, c.fates, i, fate);
+    } else if (fate === c.base) {
+      c.exceptions?.delete(i);
+    } else {
+      c.exceptions ??= new Map();
+      c.exceptions.set(i, fate);
+      if (c.exceptions.size > EXCEPTIONS_MAX) this.densify(c);
+    }
+  }
+
+  private ghost(offset: number): number {
+    const fate = this.ghosts?.get(offset);
+    if (fate === undefined) throw new RangeError(`no fate for offset ${offset}: the column holds ${this.max} messages`);
+    return fate;
+  }
+
+  /** The first offset whose message is not resolved (max if none). */
+  firstUnresolved(): number {
+    let o = this.resolvedUpTo;
+    while (o < this.max) {
+      const ci = o >>> CHUNK_BITS;
+      const c = this.chunks[ci]!;
+      if (c.compact || c.unresolved === 0) o = (ci + 1) * CHUNK;
+      else if ((c.fates![o & MASK]! & FATE_RESOLVED) !== 0) o++;
+      else break;
+    }
+    this.resolvedUpTo = Math.min(o, this.max);
+    return this.resolvedUpTo;
+  }
+
+  /**
+   * The first unresolved message in [from, to), or −1: whole chunks without one are skipped, so this
+   * costs the unresolved part of the range, not its length.
+   */
+  nextUnresolved(from: number, to: number): number {
+    const end = Math.min(to, this.max);
+    let o = Math.max(from, this.firstUnresolved());
+    while (o < end) {
+      const ci = o >>> CHUNK_BITS;
+      const c = this.chunks[ci]!;
+      if (c.compact || c.unresolved === 0) o = (ci + 1) * CHUNK;
+      else if ((c.fates![o & MASK]! & FATE_RESOLVED) !== 0) o++;
+      else return o;
+    }
+    return -1;
+  }
+
+  /**
+   * Adds the awaited messages: compact chunks' by their counters, the full chunks' walked (those hold
+   * every unresolved message, and the chunk being appended to).
+   */
+  countAwaiting(out: AwaitingCount): void {
+    out.awaiting += this.compactAwaiting;
+    out.retrying += this.compactAwaiting;
+    for (let ci = 0; ci < this.chunks.length; ci++) {
+      const c = this.chunks[ci]!;
+      if (c.compact) continue;
+      const f = c.fates!;
+      const end = Math.min(CHUNK, this.max - ci * CHUNK);
+      for (let i = 0; i < end; i++) {
+        const v = f[i]!;
+        if (!isAwaiting(v)) continue;
+        out.awaiting++;
+        if ((v & FATE_RETRYING) !== 0) out.retrying++;
+      }
+    }
+  }
+
+  /**
+   * Forgets every message from `offset` on (their fates are settled by the caller) but as ghosts;
+   * appends resume there. A compact chunk holding `offset` turns full again.
+   */
+  truncate(offset: number): void {
+    if (offset >= this.max) return;
+    this.ghosts ??= new Map();
+    for (let o = offset; o < this.max; o++) this.ghosts.set(o, this.get(o));
+    const keep = Math.ceil(offset / CHUNK);
+    for (let ci = keep; ci < this.chunks.length; ci++) this.dropCounters(this.chunks[ci]!);
+    this.chunks.length = keep;
+    const within = offset & MASK;
+    if (within > 0) {
+      const c = this.chunks[keep - 1]!;
+      this.dropCounters(c);
+      const f = c.fates ?? this.materialize(c);
+      c.compact = false;
+      c.fates = f;
+      c.exceptions = null;
+      c.tally = null;
+      f.fill(0, within);
+      c.unresolved = 0;
+      for (let i = 0; i < within; i++) if ((f[i]! & FATE_RESOLVED) === 0) c.unresolved++;
+    }
+    this.max = offset;
+    if (this.resolvedUpTo > offset) this.resolvedUpTo = offset;
+  }
+
+  /** Chunks by form, and the exceptions the sparse compact ones keep (tests and measurements). */
+  stats(): { full: number; compact: number; dense: number; exceptions: number } {
+    let dense = 0;
+    let exceptions = 0;
+    for (const c of this.chunks) {
+      if (c.compact && c.fates !== null) dense++;
+      exceptions += c.exceptions?.size ?? 0;
+    }
+    return { full: this.chunks.length - this.compactChunks, compact: this.compactChunks, dense, exceptions };
+  }
+
+  private compactChunk(c: FateChunk): void {
+    const f = c.fates!;
+    const s = summarize(f);
+    c.compact = true;
+    c.unresolved = 0;
+    c.awaiting = s.awaiting;
+    this.compactChunks++;
+    this.compactAwaiting += s.awaiting;
+    if (s.exceptions <= EXCEPTIONS_MAX) {
+      this.sparsify(c, f, s.base, s.exceptions);
+    } else {
+      c.base = s.base;
+      this.makeDense(c, f); // the full array serves as is
+    }
+  }
+
+  private sparsify(c: FateChunk, f: Uint16Array, base: number, exceptions: number): void {
+    c.base = base;
+    c.exceptions = exceptions === 0 ? null : new Map();
+    if (c.exceptions !== null) for (let i = 0; i < CHUNK; i++) if (isException(f[i]!, base)) c.exceptions.set(i, f[i]!);
+    c.fates = null;
+    c.tally = null;
+  }
+
+  /** A sparse chunk past EXCEPTIONS_MAX exceptions goes dense. */
+  private densify(c: FateChunk): void {
+    this.makeDense(c, this.materialize(c));
+    c.exceptions = null;
+  }
+
+  private makeDense(c: FateChunk, f: Uint16Array): void {
+    const t = new Uint16Array(FATE_VALUES);
+    let filtered = 0;
+    for (let i = 0; i < CHUNK; i++) {
+      t[f[i]!]!++;
+      if ((f[i]! & FATE_FILTERED) !== 0) filtered++;
+    }
+    c.fates = f;
+    c.tally = t;
+    c.filtered = filtered;
+  }
+
+  /**
+   * A write to a dense compact chunk. Its base follows the most common written fate (a value that comes
+   * to cover nearly every message overtakes the old base on the way); once the exceptions to it are
+   * few the chunk turns sparse again.
+   */
+  private writeDense(c: FateChunk, f: Uint16Array, i: number, fate: number): void {
+    const t = c.tally!;
+    t[f[i]!]!--;
+    const n = ++t[fate]!;
+    f[i] = fate;
+    if (n > t[c.base]!) c.base = fate;
+    const exceptions = isAwaiting(c.base) ? CHUNK - t[c.base]! : CHUNK - c.filtered - t[c.base]!;
+    if (exceptions <= EXCEPTIONS_MAX / 2) this.sparsify(c, f, c.base, exceptions);
+  }
+
+  private materialize(c: FateChunk): Uint16Array {
+    const f = new Uint16Array(CHUNK).fill(c.base);
+    if (c.exceptions !== null) for (const [i, v] of c.exceptions) f[i] = v;
+    return f;
+  }
+
+  private dropCounters(c: FateChunk): void {
+    if (!c.compact) return;
+    this.compactChunks--;
+    this.compactAwaiting -= c.awaiting;
+    c.awaiting = 0;
+  }
+}
