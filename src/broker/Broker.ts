@@ -281,11 +281,16 @@ export class Broker implements Node {
 
   // ---------------------------------------------------------------- faults
 
-  /** The process dies: held requests are forgotten (the network times them out), nothing is flushed. */
-  crash(): void {
+  /**
+   * The process dies: held requests are forgotten (the network times them out), consumer offsets not
+   * flushed are lost, and with `loseSinceUs` so is the commit-log tail stored since then (an
+   * ASYNC_FLUSH broker's unflushed pages, broker spec §1.2); returns the messages lost.
+   */
+  crash(loseSinceUs = Infinity): number {
     this.source.advanceTo(this.ctx.nowUs);
     this.down = true;
     this.processor.hold.dropAll((req) => this.ctx.drop(req));
+    return loseSinceUs === Infinity ? 0 : this.store.loseTail(loseSinceUs, this.ctx.nowUs);
   }
 
   /** Restart: offsets come back as last flushed; the registry is empty until clients heartbeat again. */

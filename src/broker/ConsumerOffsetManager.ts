@@ -34,6 +34,11 @@ export class ConsumerOffsetManager {
   }
 
   /** Offsets committed since the last flush (lost if the broker crashes now). */
+  /** The offset of (group, mq) as last flushed (what a restart brings back), −1 if none. */
+  flushedOffset(group: number, mq: number): number {
+    return this.flushed.get(offsetKey(group, mq)) ?? -1;
+  }
+
   unflushedCount(): number {
     let n = 0;
     for (const [k, v] of this.offsets) if (this.flushed.get(k) !== v) n++;

@@ -222,3 +222,95 @@ describe("MessageStore commit-log files and the clean-up (rocketmq-broker.md §1
     expect(st.filesDeleted).toBe(3);
   });
 });
+
+describe("MessageStore.loseTail: a crash loses the commit-log tail (brokerCrash lose)", () => {
+  it("forgets every message stored at or after the time, on every queue, rolls the tail back, and reuses the offsets", () => {
+    // 10 messages born (stored) at 1..10 s, 256 B each in the commit log.
+    const { fx, store, mq, q } = filled(10);
+    const rq = fx.retryQueue(G);
+    store.append(rq, 9.5 * S, 100, -1, 12345, 1 * S, 1); // a retry copy stored at 9.5 s
+    expect(store.loseTail(8 * S, 11 * S)).toBe(4); // offsets 7, 8, 9 of T and the retry copy
+    expect(q.maxOffset).toBe(7);
+    expect(store.commitLogTail).toBe(7 * 256);
+    expect(fx.observer.of("messagesTruncated")).toEqual([[mq, 7, 10]]);
+    expect(fx.observer.of("discarded")).toEqual([[G, 12345]]); // the lost retry copy will never be consumed
+    expect(fx.ctx.records("tailLost")).toMatchObject([{ mq, fromOffset: 7, count: 3 }, { mq: rq, fromOffset: 0, count: 1 }]);
+    expect(store.append(mq, 12 * S, 50, -1, -1, 0, 0)).toBe(7);
+    expect([q.bornUs(7), q.bodyBytes(7), q.clPos(7)]).toEqual([12 * S, 50, 7 * 256 + 206]);
+  });
+
+  it("keeps a reclaimed chunk readable when the tail it is cut in is refilled", () => {
+    const { store, mq, q } = filled(CHUNK + 10);
+    const before = q.bornUs(5);
+    store.reclaimBelow(mq, CHUNK + 10);
+    store.loseTail((CHUNK - 5) * S, (CHUNK + 20) * S); // cut inside chunk 0, which was reclaimed
+    expect(q.maxOffset).toBe(CHUNK - 6);
+    expect(q.bornUs(5)).toBe(before);
+    store.append(mq, (CHUNK + 30) * S, 100, -1, -1, 0, 0);
+    expect(q.bornUs(CHUNK - 6)).toBe((CHUNK + 30) * S);
+  });
+
+  it("loses nothing when nothing was stored since", () => {
+    const { store } = filled(3);
+    expect(store.loseTail(100 * S, 100 * S)).toBe(0);
+    expect(store.commitLogTail).toBe(3 * 256);
+  });
+});
+
+describe("RocketMQ retention at production scale: 1 GiB files at 10 000 msg/s × 1 KiB (§2.2, §2.3)", () => {
+  // A 1 KiB message on topic "T" takes 1 024 + 1 + 155 = 1 180 B in the commit log; 10 000 msg/s write
+  // 11.8 MB/s, so a 1 GiB file (909 913 messages, the 8-byte end blank aside) fills in ~91 s. Appending
+  // 364 M messages here would take minutes, so each file is stood in for by one append of the whole file's
+  // bytes at the time its last message would be written, (k + 1) × 91 s — retention reads nothing else of
+  // a file (its last-modified time and that it is not the newest).
+  const H = 3600 * S;
+  const FILL_US = 91 * S;
+  function day(files: number, extra: Partial<Parameters<typeof filled>[1]> = {}) {
+    const fx = new BrokerFixture({ ...extra });
+    const mq = fx.queueOf(0);
+    const body = 1024 ** 3 - 8 - 1 - 155 - 100; // fills a file but for the end blank (and a little)
+    for (let k = 0; k < files; k++) fx.broker.store.append(mq, (k + 1) * FILL_US, body, -1, -1, 0, 0);
+    return { fx, store: fx.broker.store, mq, q: fx.store(mq) };
+  }
+
+  it("a file is deleted at the first 04:00 after it is 72 h old, not before, and 10 per clean-up", () => {
+    // 5 h of writing = ⌊5 × 3 600 / 91⌋ = 197 files (the last one, still open, never goes).
+    const { store, q } = day(197);
+    expect(store.files.length).toBe(197);
+    // 72 h after the first file was written (91 s) it is old enough, but it is 00:01 on day 4: nothing.
+    expect(store.cleanCommitLog(72 * H + 91 * S)).toBe(0);
+    expect(store.cleanCommitLog(75 * H + 59 * 60 * S)).toBe(0); // 03:59
+    // 04:00 of day 4 (t = 76 h): file k (last written at (k + 1) × 91 s) is expired at the run at
+    // 76 h + 10 r s if (k + 1) × 91 ≤ 14 400 + 10 r: 158 files at the first run, but 10 go per run. By the
+    // 16th run (r = 15) 160 could have gone and ⌊14 550 / 91⌋ = 159 are expired: 159 deleted.
+    let deleted = 0;
+    for (let run = 0; run < 16; run++) deleted += store.cleanCommitLog(76 * H + run * 10 * S);
+    expect(deleted).toBe(159);
+    // Later in the hour files go as they expire: at 04:20, ⌊15 600 / 91⌋ = 171 are expired, 12 more —
+    // 10 in that run, 2 in the next.
+    expect(store.cleanCommitLog(76 * H + 20 * 60 * S)).toBe(10);
+    expect(store.cleanCommitLog(76 * H + 20 * 60 * S + 10 * S)).toBe(2);
+    // After 05:00 nothing more until 04:00 of day 5, though files keep expiring; then 10 per run again.
+    expect(store.cleanCommitLog(77 * H + 30 * 60 * S)).toBe(0);
+    expect(store.cleanCommitLog(100 * H)).toBe(10);
+    expect(q.minOffset).toBe(171 + 10); // one message per file here
+  });
+
+  it("at 76 % disk expired files go at once, whatever the hour; at 86 % every file but the newest; above 90 % producers are refused", () => {
+    // 197 files × ~1 GiB ≈ 197 GiB. A 259 GiB disk is at ⌈197 / 259⌉ = 77 %; 229 GiB → 87 %; 216 GiB → 92 %.
+    const GiB = 1024 ** 3;
+    const at = (diskGiB: number) => day(197, { store: { diskBytes: diskGiB * GiB } });
+    const a = at(259);
+    expect(a.store.diskRatio()).toBe(0.77);
+    expect(a.store.cleanCommitLog(72 * H + 2 * 91 * S)).toBe(2); // 00:03 on day 4: files 0 and 1 have expired
+    const b = at(229);
+    expect(b.store.diskRatio()).toBe(0.87);
+    expect(b.store.cleanCommitLog(6 * H)).toBe(10); // not expired, not 04:00: forced, 10 per run
+    const c = at(216);
+    expect(c.store.diskRatio()).toBe(0.92);
+    c.store.cleanCommitLog(6 * H);
+    expect(c.fx.broker.acceptsWrites()).toBe(false);
+    // Pulls go on: the consume queue still answers.
+    expect(c.fx.broker.store.queue(c.mq).maxOffset).toBe(197);
+  });
+});

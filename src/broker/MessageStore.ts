@@ -187,6 +187,39 @@ export class MessageStore {
     return deleted;
   }
 
+  /**
+   * A crash lost the commit-log tail: every message stored at or after `sinceUs` is gone from every
+   * queue here (the consume queues are rebuilt from the commit log at restart). Returns how many.
+   */
+  loseTail(sinceUs: number, nowUs: number): number {
+    let lost = 0;
+    let tail = Infinity;
+    for (const mq of this.hosted) {
+      const q = this.queues[mq]!;
+      const from = q.firstBornAtOrAfter(q.minOffset, sinceUs);
+      if (from >= q.maxOffset) continue;
+      const start = q.clPos(from) - this.storedSize(q.bodyBytes(from), q.topic);
+      if (start < tail) tail = start;
+      if (this.routes.isOrdinary(mq)) {
+        this.observer.messagesTruncated(mq, from, q.maxOffset);
+      } else {
+        // Retry copies lost with the tail will never be consumed: as a discarded send-back. (DLQ copies
+        // stay counted as dead-lettered: they got there.)
+        const group = this.routes.topics[this.routes.topicOf(mq)]!.retryOf;
+        if (group >= 0) for (let o = from; o < q.maxOffset; o++) this.observer.discarded(group, q.originKey(o));
+      }
+      this.trace.emit(this.T.tailLost, nowUs, mq, from, q.maxOffset - from);
+      lost += q.maxOffset - from;
+      q.truncateTo(from);
+    }
+    if (tail === Infinity) return 0;
+    while (this.files.length > 1 && this.files[this.files.length - 1]!.startPos > tail) this.files.pop();
+    const f = this.files[this.files.length - 1]!;
+    f.writePos = Math.max(0, tail - f.startPos);
+    this.commitLogTail = f.startPos + f.writePos;
+    return lost;
+  }
+
   /** Simple retention: deletes messages older than the topic's retention, in order (retry and DLQ queues keep theirs). */
   applyRetention(mq: number, nowUs: number): void {
     const retentionUs = this.routes.topics[this.routes.topicOf(mq)]!.retentionUs;
@@ -227,5 +260,11 @@ export class MessageStore {
   reclaimBelow(mq: number, offset: number): void {
     if (!this.routes.isOrdinary(mq)) throw new RangeError(`queue ${mq} holds retry copies: it cannot be reclaimed`);
     this.queues[mq]!.reclaimBelow(offset, this.commitLogTail - this.hotBytes);
+  }
+
+  /** reclaimBelow's counterpart above the readers: every whole chunk from `offset` on but those `keep` reads next. */
+  reclaimAboveExcept(mq: number, offset: number, keep: readonly number[]): void {
+    if (!this.routes.isOrdinary(mq)) throw new RangeError(`queue ${mq} holds retry copies: it cannot be reclaimed`);
+    this.queues[mq]!.reclaimAboveExcept(offset, keep, this.commitLogTail - this.hotBytes);
   }
 }

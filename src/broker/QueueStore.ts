@@ -88,6 +88,10 @@ export class QueueStore {
   private readonly slots: Slot[] = [];
   /** Chunk rebuilds so far (a reclaimed chunk read again); for tests and benchmarks. */
   rebuilds = 0;
+  /** Chunks whose columns are held. */
+  liveChunks = 0;
+  /** Chunk index below which every chunk is reclaimed (where the next reclaim starts looking). */
+  private reclaimedUpTo = 0;
   /** Rebuilt chunks, most recently used first, and their chunk indexes. */
   private readonly cache: Chunk[] = [];
   private readonly cacheIdx: number[] = [];
@@ -117,6 +121,7 @@ export class QueueStore {
     if (i === 0) {
       slot = new Slot();
       slot.live = new Chunk();
+      this.liveChunks++;
       slot.draw = draw;
       slot.firstBornUs = bornUs;
       slot.firstClPos = clPos;
@@ -217,11 +222,41 @@ export class QueueStore {
     return lo;
   }
 
+  /**
+   * Forgets every message from `offset` on (a crash lost the commit-log tail): maxOffset goes back and
+   * the next append reuses `offset`. The chunk holding it keeps its columns from now on (its draws are
+   * no longer consecutive: the producer made the lost messages).
+   */
+  truncateTo(offset: number): void {
+    if (offset >= this.maxOffset) return;
+    if (offset < this.minOffset) throw new RangeError(`queue ${this.topic}#${this.queueId}: cannot truncate to ${offset} below minOffset ${this.minOffset}`);
+    const ci = offset >>> CHUNK_BITS;
+    const keep = ci - this.slotBase + ((offset & MASK) === 0 ? 0 : 1);
+    if ((offset & MASK) !== 0) {
+      const slot = this.slots[ci - this.slotBase]!;
+      if (slot.live === null) {
+        const c = new Chunk();
+        this.fill(c, ci, slot);
+        slot.live = c;
+        slot.kept = null;
+        slot.clSamples = null;
+        this.liveChunks++;
+      }
+      slot.draw = -1;
+    }
+    if (this.reclaimedUpTo > ci) this.reclaimedUpTo = ci;
+    for (let si = Math.max(0, keep); si < this.slots.length; si++) if (this.slots[si]!.live !== null) this.liveChunks--;
+    this.slots.length = Math.max(0, keep);
+    for (let k = 0; k < this.cacheIdx.length; k++) if (this.cacheIdx[k]! >= ci) this.cacheIdx[k] = -1;
+    this.maxOffset = offset;
+  }
+
   /** Drops everything below minOffset's chunk for good (after retention or a truncate moved it). */
   dropBelowMin(): void {
     const target = Math.min(this.minOffset, this.maxOffset) >>> CHUNK_BITS;
     const drop = Math.min(target - this.slotBase, this.slots.length);
     if (drop <= 0) return;
+    for (let si = 0; si < drop; si++) if (this.slots[si]!.live !== null) this.liveChunks--;
     this.slots.splice(0, drop);
     this.slotBase += drop;
     for (let k = 0; k < this.cacheIdx.length; k++) {
@@ -235,19 +270,41 @@ export class QueueStore {
    */
   reclaimBelow(offset: number, coldBelowClPos: number): void {
     const end = (Math.min(offset, this.maxOffset) >>> CHUNK_BITS) - this.slotBase;
-    for (let si = 0; si < end; si++) {
-      const slot = this.slots[si]!;
-      const c = slot.live;
-      if (c === null) continue;
-      if (slot.draw < 0 || this.regenerator === null) slot.kept = new KeptColumns(c);
-      if (c.clPos[MASK]! >= coldBelowClPos) {
-        const s = new Float64Array(SAMPLES);
-        for (let k = 0; k < SAMPLES - 1; k++) s[k] = c.clPos[k << SAMPLE_BITS]!;
-        s[SAMPLES - 1] = c.clPos[MASK]!;
-        slot.clSamples = s;
+    for (let si = Math.max(0, this.reclaimedUpTo - this.slotBase); si < end; si++) this.reclaimSlot(this.slots[si]!, coldBelowClPos);
+    if (end + this.slotBase > this.reclaimedUpTo) this.reclaimedUpTo = end + this.slotBase;
+  }
+
+  /**
+   * Reclaims every whole chunk from `offset` on except those holding an offset in `keep` or the one
+   * after it (the next reads of a pull at that offset): a backlog nobody is reading now need not be
+   * held; it is re-created when a pull reaches it.
+   */
+  reclaimAboveExcept(offset: number, keep: readonly number[], coldBelowClPos: number): void {
+    const full = this.maxOffset >>> CHUNK_BITS; // chunks below this index are full
+    for (let ci = Math.max(offset >>> CHUNK_BITS, this.reclaimedUpTo, this.slotBase); ci < full; ci++) {
+      const slot = this.slots[ci - this.slotBase]!;
+      if (slot.live === null) continue;
+      let held = false;
+      for (let k = 0; k < keep.length && !held; k++) {
+        const kc = keep[k]! >>> CHUNK_BITS;
+        held = ci === kc || ci === kc + 1;
       }
-      slot.live = null;
+      if (!held) this.reclaimSlot(slot, coldBelowClPos);
     }
+  }
+
+  private reclaimSlot(slot: Slot, coldBelowClPos: number): void {
+    const c = slot.live;
+    if (c === null) return;
+    if (slot.draw < 0 || this.regenerator === null) slot.kept = new KeptColumns(c);
+    if (c.clPos[MASK]! >= coldBelowClPos) {
+      const s = new Float64Array(SAMPLES);
+      for (let k = 0; k < SAMPLES - 1; k++) s[k] = c.clPos[k << SAMPLE_BITS]!;
+      s[SAMPLES - 1] = c.clPos[MASK]!;
+      slot.clSamples = s;
+    }
+    slot.live = null;
+    this.liveChunks--;
   }
 
   /** A reclaimed chunk, rebuilt (or found) in the cache of the two most recently read. */
@@ -307,8 +364,6 @@ export class QueueStore {
 
   /** Number of chunks whose columns are held (for memory accounting in tests and benchmarks). */
   get chunksHeld(): number {
-    let n = 0;
-    for (const s of this.slots) if (s.live !== null) n++;
-    return n;
+    return this.liveChunks;
   }
 }

@@ -95,6 +95,16 @@ describe("getMessage status table (spec §13.2)", () => {
     expect(r.nextBeginOffset).toBe(20);
   });
 
+  it("overflowBadlyToZero (RocketMQ ≤ 4.9.3): next = 0 while min is 0, max once the queue was trimmed (§3.1 row 4)", () => {
+    const legacy = { ...BROKER_CONFIG_DEFAULTS, overflowBadlyToZero: true };
+    const f = new Fixture().add(20, 100);
+    expect(f.get(25, 32, f.hot(legacy)).nextBeginOffset).toBe(0);
+    f.store.minOffset = 3;
+    const r = f.get(25, 32, f.hot(legacy));
+    expect(statusName(r)).toBe("OFFSET_OVERFLOW_BADLY");
+    expect(r.nextBeginOffset).toBe(20);
+  });
+
   it("checks max == 0 before offset < min", () => {
     const f = new Fixture();
     f.store.minOffset = 5;

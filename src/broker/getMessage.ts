@@ -79,8 +79,10 @@ export function getMessage(
     return out;
   }
   if (offset > max) {
+    // Broker spec §3.1 row 4: from 4.9.4 (PR #4219) and in 5.x the consumer goes to max; before, to 0
+    // while the queue was never trimmed — a full replay.
     out.status = GetMessageStatus.OFFSET_OVERFLOW_BADLY;
-    out.nextBeginOffset = max;
+    out.nextBeginOffset = ctx.config.overflowBadlyToZero && min === 0 ? 0 : max;
     return out;
   }
   // Scan. At most max(16000, maxMsgNums × 20) bytes of consume-queue units are looked at.

@@ -72,6 +72,9 @@ export class RecordingObserver implements BrokerObserver {
   discarded(group: number, originKey: number): void {
     this.calls.push(["discarded", group, originKey]);
   }
+  messagesTruncated(mq: number, from: number, to: number): void {
+    this.calls.push(["messagesTruncated", mq, from, to]);
+  }
   commitLogDeleted(broker: number, files: number, reason: number, nowUs: number): void {
     this.calls.push(["commitLogDeleted", broker, files, reason, nowUs]);
   }

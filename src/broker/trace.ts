@@ -10,6 +10,7 @@ export interface BrokerTrace {
   dlq: number;
   retention: number;
   commitLogDeleted: number;
+  tailLost: number;
   channelExpired: number;
 }
 
@@ -22,6 +23,7 @@ export function defineBrokerTrace(trace: Trace): BrokerTrace {
     dlq: trace.defineType("dlq", ["mq", "offset", "reconsumeTimes", "group"]),
     retention: trace.defineType("retention", ["mq", "minOffset"]),
     commitLogDeleted: trace.defineType("commitLogDeleted", ["broker", "files", "minPhyOffset", "reason"]),
+    tailLost: trace.defineType("tailLost", ["mq", "fromOffset", "count"]),
     channelExpired: trace.defineType("channelExpired", ["broker", "consumer"]),
   };
 }

@@ -76,8 +76,9 @@ export class FaultPlan {
       }
       case "brokerCrash": {
         const unflushed = cl.brokers[f.broker]!.offsets.unflushedCount();
-        cl.crashBroker(f.broker);
-        return `broker down; ${unflushed} offset(s) not yet flushed will be lost`;
+        const lost = cl.crashBroker(f.broker, f.loseUs === null ? Infinity : cl.sched.nowUs - f.loseUs);
+        const tail = f.loseUs === null ? "" : `; ${lost} message(s) of the commit-log tail lost`;
+        return `broker down; ${unflushed} offset(s) not yet flushed will be lost${tail}`;
       }
       case "brokerReadOnly":
         cl.brokers[f.broker]!.setWritable(false);

@@ -121,9 +121,11 @@ export class Cluster {
   }
 
   /** A broker process dies: it forgets what it held; requests it owed answers to fail at their time-outs. */
-  crashBroker(b: number): void {
-    this.brokers[b]!.crash();
+  /** Crashes broker b; with `loseSinceUs` its commit-log tail stored since then is lost. Returns the messages lost. */
+  crashBroker(b: number, loseSinceUs = Infinity): number {
+    const lost = this.brokers[b]!.crash(loseSinceUs);
     this.transport.setBrokerDown(b, true);
+    return lost;
   }
 
   restartBroker(b: number): void {

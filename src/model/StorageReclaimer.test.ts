@@ -19,6 +19,7 @@ import { simulate } from "../run/simulate.ts";
 import { normalizeScenario } from "../scenario/normalize.ts";
 import type { ScenarioInput } from "../scenario/types.ts";
 import { Cluster } from "./Cluster.ts";
+import { LIVE_CHUNK_BUDGET } from "./StorageReclaimer.ts";
 
 const S = 1_000_000;
 const MS = 1000;
@@ -265,5 +266,47 @@ describe("StorageReclaimer: reclaiming memory never changes what a client can re
     expect(on.summary.messages.duplicates).toBeGreaterThan(39_000);
     expect(on.traceHash).toBe(off.traceHash);
     expect(on.cluster.brokers[0]!.store.queue(on.cluster.routes.topicQueues(0)[0]!).rebuilds).toBeGreaterThan(0);
+  });
+
+  it("a rewind over chunks whose producer draws were broken (writes redirected by a read-only broker, a seeded backlog) reads the same", () => {
+    // Two brokers, one queue each, a 10 000-message backlog per queue (kept columns: no draw replays it),
+    // b read-only from 20 s to 30 s (its queue's draws break, c's queue takes foreign messages), then G
+    // rewound to min (0) on both queues at 60 s: every chunk kind is rebuilt and must read as first stored.
+    const input: ScenarioInput = {
+      name: "rewind-mixed", duration: "100s", network: { latency: "1ms" }, brokers: [{ name: "b" }, { name: "c" }],
+      topics: [{ name: "T", brokers: ["b", "c"], queuesPerBroker: 1, produce: { rate: 2000, backlog: 10_000, tags: { A: 1, B: 2 }, bodyBytes: { dist: "uniform", min: 100, max: 2000 } } }],
+      groups: [{ name: "G", subscribe: { T: "A" }, listener: { consumeTime: "1ms" } }],
+      faults: [
+        { kind: "brokerReadOnly", at: "20s", target: "b", for: "10s" },
+        { kind: "offsetIllegal", at: "60s", target: "T@b#0", nextBeginOffset: "min" },
+        { kind: "offsetIllegal", at: "60s", target: "T@c#0", nextBeginOffset: "min" },
+      ],
+    };
+    const { on, off } = withAndWithout(input);
+    let rebuilds = 0;
+    for (const b of on.cluster.brokers) for (const mq of on.cluster.routes.queuesOf(b.index)) rebuilds += b.store.queue(mq).rebuilds;
+    expect(rebuilds).toBeGreaterThan(10);
+    expect(on.summary.messages.duplicates).toBeGreaterThan(30_000);
+    expect(on.summary.messages).toEqual(off.summary.messages);
+    expect(on.traceHash).toBe(off.traceHash);
+  });
+
+  it("a consumer far behind: the backlog above it is reclaimed beyond the budget, re-created when reached, and reads the same", () => {
+    // 4 000 msg/s into one queue, G consumes ~1 000 msg/s (one thread, 1 ms): after 60 s the backlog is
+    // ~180 000 messages = 44 chunks, far above the budget of 8. The store holds only the chunks the pull
+    // reads next (and the open one); the trace is the same as when everything is kept.
+    const input: ScenarioInput = {
+      name: "behind", duration: "60s", network: { latency: "1ms" }, brokers: [{ name: "b" }],
+      topics: [{ name: "T", brokers: ["b"], queuesPerBroker: 1, produce: { rate: 4000, tags: { A: 1, B: 1 } } }],
+      groups: [{ name: "G", subscribe: { T: "*" }, config: { consumeThreadMin: 1, consumeThreadMax: 1 }, listener: { consumeTime: "1ms" } }],
+    };
+    const { on, off } = withAndWithout(input);
+    const q = (r: typeof on) => r.cluster.brokers[0]!.store.queue(r.cluster.routes.topicQueues(0)[0]!);
+    expect(q(on).maxOffset - on.summary.messages.consumed).toBeGreaterThan(150_000);
+    expect(q(off).chunksHeld).toBeGreaterThan(40);
+    expect(q(on).chunksHeld).toBeLessThanOrEqual(LIVE_CHUNK_BUDGET + 3);
+    expect(q(on).rebuilds).toBeGreaterThan(0);
+    expect(on.traceHash).toBe(off.traceHash);
+    expect(on.summary.messages).toEqual(off.summary.messages);
   });
 });

@@ -11,6 +11,12 @@
 import type { Cluster } from "./Cluster.ts";
 
 export const RECLAIM_PERIOD_US = 1_000_000;
+/**
+ * A queue holding more chunks than this also has its backlog above the readers reclaimed, but for the
+ * chunk each pull reads next and the one after (8 chunks = 32 768 messages, ~1.3 MB of columns): memory
+ * follows what is being read, not how far behind a consumer is. Re-created when a pull gets there.
+ */
+export const LIVE_CHUNK_BUDGET = 8;
 
 export class StorageReclaimer {
   private readonly kind: number;
@@ -32,13 +38,40 @@ export class StorageReclaimer {
     this.cluster.sched.scheduleIn(RECLAIM_PERIOD_US, this.kind);
   }
 
-  /** Reclaims every scenario queue's storage below its floor. */
+  /** Reclaims every scenario queue's storage below its floor, and above it beyond the budget. */
   reclaim(): void {
+    const cl = this.cluster;
     const floor = this.floors();
+    let over: number[] | null = null;
     for (const mq of this.ordinary) {
       const f = floor[mq]!;
-      if (f !== Infinity) this.cluster.brokers[this.cluster.routes.brokerOf(mq)]!.store.reclaimBelow(mq, f);
+      const store = cl.brokers[cl.routes.brokerOf(mq)]!.store;
+      if (f !== Infinity) store.reclaimBelow(mq, f);
+      if (store.queue(mq).liveChunks > LIVE_CHUNK_BUDGET) (over ??= []).push(mq);
     }
+    if (over === null) return;
+    const readers = this.readers();
+    for (const mq of over) {
+      const f = floor[mq]!;
+      cl.brokers[cl.routes.brokerOf(mq)]!.store.reclaimAboveExcept(mq, f === Infinity ? 0 : f, readers.get(mq) ?? []);
+    }
+  }
+
+  /** Per queue, the offsets pulls will read next: every pull in flight and every live pull request's next offset. */
+  private readers(): Map<number, number[]> {
+    const out = new Map<number, number[]>();
+    const add = (mq: number, o: number) => {
+      const list = out.get(mq);
+      if (list === undefined) out.set(mq, [o]);
+      else list.push(o);
+    };
+    for (const c of this.cluster.incarnations) {
+      for (const pr of c.pullRequests) {
+        if (pr.inFlight) add(pr.mq, pr.reqOffset);
+        if (!pr.pq.dropped) add(pr.mq, pr.nextOffset);
+      }
+    }
+    return out;
   }
 
   /** Per global queue, the lowest offset anything holds now (Infinity: nothing). Valid until the next call. */

@@ -126,6 +126,8 @@ export interface BrokerConfig {
   messageDelayLevel: string; // "1s 5s 10s …" (18 levels)
   flushConsumerOffsetInterval: number; // ms
   channelExpiredTimeout: number; // ms
+  /** RocketMQ 4.7.1–4.9.3: OFFSET_OVERFLOW_BADLY on a queue whose min is 0 answers next = 0 (broker spec §3.1 row 4). */
+  overflowBadlyToZero: boolean;
 }
 
 export const BROKER_CONFIG_DEFAULTS: Readonly<BrokerConfig> = Object.freeze({
@@ -141,6 +143,7 @@ export const BROKER_CONFIG_DEFAULTS: Readonly<BrokerConfig> = Object.freeze({
   messageDelayLevel: "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h",
   flushConsumerOffsetInterval: 5000,
   channelExpiredTimeout: 120_000,
+  overflowBadlyToZero: false,
 });
 
 export const BROKER_CONSTANTS = Object.freeze({

@@ -18,7 +18,7 @@ export type FaultModel =
   | (Base & { kind: "pause"; consumers: number[]; forUs: number | null })
   | (Base & { kind: "scale"; group: number; instances: number })
   | (Base & { kind: "duplicateClientId"; consumer: number; sameAs: number })
-  | (Base & { kind: "brokerCrash"; broker: number; restartAfterUs: number | null })
+  | (Base & { kind: "brokerCrash"; broker: number; restartAfterUs: number | null; /** commit-log tail lost, µs back from the crash */ loseUs: number | null })
   | (Base & { kind: "brokerReadOnly"; broker: number; forUs: number | null })
   | (Base & { kind: "latency"; clients: number[]; brokers: number[]; forUs: number | null; extraUs: number; latency: Dist | null })
   | (Base & { kind: "loss"; clients: number[]; brokers: number[]; forUs: number | null; probability: number })

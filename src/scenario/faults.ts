@@ -28,7 +28,7 @@ const KEYS: Record<(typeof FAULT_KINDS)[number], string[]> = {
   pause: ["target", "for"],
   resume: ["target"],
   duplicateClientId: ["target", "sameAs"],
-  brokerCrash: ["target", "restartAfter"],
+  brokerCrash: ["target", "restartAfter", "lose"],
   brokerReadOnly: ["target", "for"],
   latency: ["clients", "brokers", "for", "extra", "latency"],
   loss: ["clients", "brokers", "for", "probability"],
@@ -56,6 +56,9 @@ export function instancesNeeded(raw: unknown, groups: GroupInfo[]): number[] {
   }
   return need;
 }
+
+/** flushIntervalCommitLog (500 ms): with ASYNC_FLUSH, what a crash loses at most of the commit-log tail. */
+export const UNFLUSHED_US = 500_000;
 
 export function parseFaults(raw: unknown, ctx: Ctx, instancesMax: number[], durationUs: number): FaultModel[] {
   if (raw === undefined) return [];
@@ -100,8 +103,16 @@ export function parseFaults(raw: unknown, ctx: Ctx, instancesMax: number[], dura
         }
         return { ...base, kind, consumer: consumer!, sameAs: sameAs! };
       }
-      case "brokerCrash":
-        return { ...base, kind, broker: p.broker("target"), restartAfterUs: p.optDuration("restartAfter") };
+      case "brokerCrash": {
+        // lose: the commit-log tail not yet on disk — "unflushed" (ASYNC_FLUSH's 500 ms flush interval) or a duration.
+        let loseUs: number | null = null;
+        if (f.lose === "unflushed") loseUs = UNFLUSHED_US;
+        else if (f.lose !== undefined) {
+          loseUs = p.optDuration("lose");
+          if (loseUs === null || loseUs <= 0) throw new InputError(`${path}.lose`, 'must be "unflushed" or a duration greater than 0');
+        }
+        return { ...base, kind, broker: p.broker("target"), restartAfterUs: p.optDuration("restartAfter"), loseUs };
+      }
       case "brokerReadOnly":
         return { ...base, kind, broker: p.broker("target"), forUs: p.optDuration("for") };
       case "latency": {
