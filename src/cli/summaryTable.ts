@@ -13,6 +13,9 @@ export function formatRunTable(summary: Summary, run: RunInfo, reportPath: strin
   const rows: [string, string][] = [
     ["scenario", `${summary.scenario}  seed ${summary.seed}  profile ${summary.profile}  ${formatDurationUs(summary.simulatedMs * 1000)} simulated, ${state}`],
     ["messages", join([["produced", m.produced], ["consumed", m.consumed], ["duplicates", m.duplicates], ["lost", m.lost], ...(m.skippedAtStart > 0 ? [["skipped at start", m.skippedAtStart] as [string, number]] : []), ["dlq", m.dlq]])],
+    ...(summary.store.commitLogFilesDeleted + summary.store.writesRefused + summary.store.produceFailed > 0
+      ? [["store", join([["commit-log files deleted", summary.store.commitLogFilesDeleted], ["sends refused", summary.store.writesRefused], ["sends failed", summary.store.produceFailed]])] as [string, string]]
+      : []),
     [
       "lag",
       `committed ${n(summary.lag.committed.final)} final / ${n(summary.lag.committed.max)} max   ` +

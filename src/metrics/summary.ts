@@ -34,6 +34,9 @@ export interface Summary {
   cache: { countPerQueueMax: number; bytesPerQueueMax: number; countPerConsumerMax: number; bytesPerConsumerMax: number };
   flowControl: { count: number; size: number; span: number; paused: number; total: number };
   pulls: { found: number; noNewMsg: number; noMatchedMsg: number; offsetIllegal: number; exception: number; total: number };
+  /** Brokers' stores: commit-log files deleted by retention, producer sends refused (down, read-only or
+   * disk full: each went to another broker or failed) and sends that found no broker at all. */
+  store: { commitLogFilesDeleted: number; writesRefused: number; produceFailed: number };
   throughput: { consumedPerSec: { mean: number; max: number }; producedPerSec: { mean: number; max: number } };
   latency: { consumeWait: LatencySummary; consume: LatencySummary; endToEnd: LatencySummary };
   rebalances: number;
@@ -180,6 +183,11 @@ export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accou
       total: fc[0]! + fc[1]! + fc[2]! + fc[3]!,
     },
     pulls: { ...stats.pulls, total: stats.pullsTotal },
+    store: {
+      commitLogFilesDeleted: cl.brokers.reduce((a, b) => a + b.store.filesDeleted, 0),
+      writesRefused: cl.brokers.reduce((a, b) => a + b.writesRefused, 0),
+      produceFailed: cl.producers.produceFailed,
+    },
     throughput: {
       consumedPerSec: { mean: r3(simSec > 0 ? consumedOk / simSec : 0), max: seriesMax(cols.consumedPerSec) },
       producedPerSec: { mean: r3(simSec > 0 ? rec.producedTotal / simSec : 0), max: seriesMax(cols.producedPerSec) },
@@ -209,6 +217,7 @@ export function emptySummary(): Summary {
     cache: { countPerQueueMax: 0, bytesPerQueueMax: 0, countPerConsumerMax: 0, bytesPerConsumerMax: 0 },
     flowControl: { count: 0, size: 0, span: 0, paused: 0, total: 0 },
     pulls: { found: 0, noNewMsg: 0, noMatchedMsg: 0, offsetIllegal: 0, exception: 0, total: 0 },
+    store: { commitLogFilesDeleted: 0, writesRefused: 0, produceFailed: 0 },
     throughput: { consumedPerSec: { mean: 0, max: 0 }, producedPerSec: { mean: 0, max: 0 } },
     latency: { consumeWait: ZERO_LATENCY, consume: ZERO_LATENCY, endToEnd: ZERO_LATENCY },
     rebalances: 0, rebalanceChanges: 0, ownershipChanges: 0, orphanQueueSeconds: 0, faults: [], perQueue: [], perConsumer: [], assignment: {}, expectations: [],

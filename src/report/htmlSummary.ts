@@ -42,6 +42,10 @@ export function renderSummaryTables(result: RunResult): string {
       ["skipped at start", m.skippedAtStart], ["dlq", m.dlq], ["sent back", m.sentBack], ["in flight", m.inFlight], ["cached", m.cached],
       ["retrying", m.retrying], ["unpulled", m.unpulled], ["filtered", m.filtered],
     ]),
+    table("Store", ["", "count"], [
+      ["commit-log files deleted", s.store.commitLogFilesDeleted], ["producer sends refused", s.store.writesRefused],
+      ["producer sends failed", s.store.produceFailed],
+    ]),
     table("Lag (messages)", ["", "final", "max"], [
       ["lagCommitted", s.lag.committed.final, s.lag.committed.max],
       ["lagUnpulled", s.lag.unpulled.final, s.lag.unpulled.max],

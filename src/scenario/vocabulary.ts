@@ -76,6 +76,7 @@ export const SUMMARY_FIGURES: readonly string[] = [
   "flowControl.total",
   "pulls.found", "pulls.noNewMsg", "pulls.noMatchedMsg", "pulls.offsetIllegal", "pulls.exception",
   "pulls.total",
+  "store.commitLogFilesDeleted", "store.writesRefused", "store.produceFailed",
   "throughput.consumedPerSec.mean", "throughput.consumedPerSec.max",
   "throughput.producedPerSec.mean", "throughput.producedPerSec.max",
   "latency.consumeWait.count", "latency.consumeWait.meanMs", "latency.consumeWait.p50Ms",
