@@ -129,10 +129,10 @@ describe("MessageStore.startAtZero (§13.7: no stored offset, message 0 in memor
 describe("MessageStore.reclaimBelow: giving back memory, invisibly", () => {
   it("re-creates reclaimed messages exactly when read again (the fixture's messages are kept, not replayed)", () => {
     const { store, mq, q } = filled(2 * CHUNK + 10);
-    const before = [q.bornUs(5), q.bodyBytes(5), q.clPos(5), q.bornUs(CHUNK - 1)];
+    const before = [q.bornUs(5), q.bodyBytes(5), q.pagePos(5), q.bornUs(CHUNK - 1), q.pagePos(CHUNK - 1)];
     store.reclaimBelow(mq, CHUNK + 5);
     expect(q.chunksHeld).toBe(2);
-    expect([q.bornUs(5), q.bodyBytes(5), q.clPos(5), q.bornUs(CHUNK - 1)]).toEqual(before); // hot: positions sampled
+    expect([q.bornUs(5), q.bodyBytes(5), q.pagePos(5), q.bornUs(CHUNK - 1), q.pagePos(CHUNK - 1)]).toEqual(before);
     expect([q.minOffset, q.maxOffset]).toEqual([0, 2 * CHUNK + 10]);
     expect(store.searchOffset(mq, 6 * S)).toBe(5);
   });
@@ -224,9 +224,10 @@ describe("MessageStore commit-log files and the clean-up (rocketmq-broker.md §1
 });
 
 describe("MessageStore.loseTail: a crash loses the commit-log tail (brokerCrash lose)", () => {
+  const remember = { store: { tailHistoryUs: 1000 * S } };
   it("forgets every message stored at or after the time, on every queue, rolls the tail back, and reuses the offsets", () => {
     // 10 messages born (stored) at 1..10 s, 256 B each in the commit log.
-    const { fx, store, mq, q } = filled(10);
+    const { fx, store, mq, q } = filled(10, remember);
     const rq = fx.retryQueue(G);
     store.append(rq, 9.5 * S, 100, -1, 12345, 1 * S, 1); // a retry copy stored at 9.5 s
     expect(store.loseTail(8 * S, 11 * S)).toBe(4); // offsets 7, 8, 9 of T and the retry copy
@@ -240,7 +241,7 @@ describe("MessageStore.loseTail: a crash loses the commit-log tail (brokerCrash 
   });
 
   it("keeps a reclaimed chunk readable when the tail it is cut in is refilled", () => {
-    const { store, mq, q } = filled(CHUNK + 10);
+    const { store, mq, q } = filled(CHUNK + 10, remember);
     const before = q.bornUs(5);
     store.reclaimBelow(mq, CHUNK + 10);
     store.loseTail((CHUNK - 5) * S, (CHUNK + 20) * S); // cut inside chunk 0, which was reclaimed
@@ -250,8 +251,24 @@ describe("MessageStore.loseTail: a crash loses the commit-log tail (brokerCrash 
     expect(q.bornUs(CHUNK - 6)).toBe((CHUNK + 30) * S);
   });
 
+  it("a window reaching before 0 loses the seeded backlog too (stored at 0, born before)", () => {
+    const fx = new BrokerFixture(remember);
+    fx.seedBacklog(100); // born over the hour before 0, stored at 0
+    const q = fx.store(fx.queueOf(0));
+    expect(fx.broker.store.loseTail(-10 * S, 5 * S)).toBe(100);
+    expect([q.minOffset, q.maxOffset, fx.broker.store.commitLogTail]).toEqual([0, 0, 0]);
+  });
+
+  it("rolls back into the previous file when the first lost message opened a new one, keeping its end blank", () => {
+    // 2 560 B files hold 9 messages of 256 B (2 304 B written): message 9, born at 10 s, opened file 1.
+    const { store, q } = filled(12, { store: { mappedFileSizeCommitLog: 2560, tailHistoryUs: 1000 * S } });
+    expect(store.loseTail(10 * S, 13 * S)).toBe(3);
+    expect(store.files.map((f) => [f.startPos, f.writePos])).toEqual([[0, 2304]]);
+    expect([q.maxOffset, store.commitLogTail]).toEqual([9, 2304]);
+  });
+
   it("loses nothing when nothing was stored since", () => {
-    const { store } = filled(3);
+    const { store } = filled(3, remember);
     expect(store.loseTail(100 * S, 100 * S)).toBe(0);
     expect(store.commitLogTail).toBe(3 * 256);
   });

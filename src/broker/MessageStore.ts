@@ -60,6 +60,11 @@ export class MessageStore {
   filesDeleted = 0;
   /** DISK_FULL (§2.5): puts are refused until usage is back at or below the forced-clean ratio. */
   diskFull = false;
+  /** Recent appends (store time, tail before it), oldest at histHead, kept for tailHistoryUs. */
+  private histT = new Float64Array(0);
+  private histPos = new Float64Array(0);
+  private histHead = 0;
+  private histLen = 0;
   /** Consume queues by global queue index; only this broker's are present. */
   private readonly queues: (QueueStore | null)[];
   /** Local index of each hosted queue (global index → 0..n−1), −1 elsewhere. */
@@ -113,10 +118,33 @@ export class MessageStore {
     const fileSize = this.config.mappedFileSizeCommitLog;
     let f = this.files[this.files.length - 1];
     if (f === undefined || f.writePos + size + END_FILE_MIN_BLANK > fileSize) f = this.rollFile(f);
+    if (this.config.tailHistoryUs > 0) this.remember(Math.max(0, nowUs), f.startPos + f.writePos);
     f.writePos += size;
     f.lastModifiedUs = nowUs;
     this.commitLogTail = f.startPos + f.writePos;
     return q.append(nowUs, this.commitLogTail, bodyBytes, tag, originKey, originBornUs, reconsumeTimes, draw);
+  }
+
+  /** Records an append (a seeded backlog counts as stored at 0) and forgets those beyond the window. */
+  private remember(timeUs: number, startPos: number): void {
+    const cutoff = timeUs - this.config.tailHistoryUs;
+    while (this.histLen > 0 && this.histT[this.histHead]! < cutoff) {
+      this.histHead++;
+      this.histLen--;
+    }
+    if (this.histHead + this.histLen === this.histT.length) {
+      const cap = Math.max(1024, this.histLen * 2);
+      const t = new Float64Array(cap);
+      const p = new Float64Array(cap);
+      t.set(this.histT.subarray(this.histHead, this.histHead + this.histLen));
+      p.set(this.histPos.subarray(this.histHead, this.histHead + this.histLen));
+      this.histT = t;
+      this.histPos = p;
+      this.histHead = 0;
+    }
+    this.histT[this.histHead + this.histLen] = timeUs;
+    this.histPos[this.histHead + this.histLen] = startPos;
+    this.histLen++;
   }
 
   /** A new file after `prev` (the rest of prev is the end-of-file blank, §1.1). */
@@ -192,14 +220,22 @@ export class MessageStore {
    * queue here (the consume queues are rebuilt from the commit log at restart). Returns how many.
    */
   loseTail(sinceUs: number, nowUs: number): number {
+    // The commit log goes back to where the first append at or after sinceUs began (exact, from the
+    // history; a seeded backlog was stored at 0). tailHistoryUs covers every crash's window.
+    let lo = this.histHead;
+    let hi = this.histHead + this.histLen;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.histT[mid]! < sinceUs) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === this.histHead + this.histLen) return 0;
+    const tail = this.histPos[lo]!;
     let lost = 0;
-    let tail = Infinity;
     for (const mq of this.hosted) {
       const q = this.queues[mq]!;
-      const from = q.firstBornAtOrAfter(q.minOffset, sinceUs);
+      const from = sinceUs <= 0 ? q.minOffset : q.firstBornAtOrAfter(q.minOffset, sinceUs);
       if (from >= q.maxOffset) continue;
-      const start = q.clPos(from) - this.storedSize(q.bodyBytes(from), q.topic);
-      if (start < tail) tail = start;
       if (this.routes.isOrdinary(mq)) {
         this.observer.messagesTruncated(mq, from, q.maxOffset);
       } else {
@@ -212,11 +248,14 @@ export class MessageStore {
       lost += q.maxOffset - from;
       q.truncateTo(from);
     }
-    if (tail === Infinity) return 0;
-    while (this.files.length > 1 && this.files[this.files.length - 1]!.startPos > tail) this.files.pop();
+    // Files that begin at or after the new tail are gone; the last kept one is cut there (if the first lost
+    // append opened a new file, the file before keeps its end-of-file blank as it was).
+    while (this.files.length > 1 && this.files[this.files.length - 1]!.startPos >= tail) this.files.pop();
     const f = this.files[this.files.length - 1]!;
-    f.writePos = Math.max(0, tail - f.startPos);
+    f.writePos = Math.min(f.writePos, Math.max(0, tail - f.startPos));
+    if (lo > this.histHead) f.lastModifiedUs = this.histT[lo - 1]!;
     this.commitLogTail = f.startPos + f.writePos;
+    this.histLen = lo - this.histHead;
     return lost;
   }
 
@@ -259,12 +298,12 @@ export class MessageStore {
    */
   reclaimBelow(mq: number, offset: number): void {
     if (!this.routes.isOrdinary(mq)) throw new RangeError(`queue ${mq} holds retry copies: it cannot be reclaimed`);
-    this.queues[mq]!.reclaimBelow(offset, this.commitLogTail - this.hotBytes);
+    this.queues[mq]!.reclaimBelow(offset);
   }
 
   /** reclaimBelow's counterpart above the readers: every whole chunk from `offset` on but those `keep` reads next. */
   reclaimAboveExcept(mq: number, offset: number, keep: readonly number[]): void {
     if (!this.routes.isOrdinary(mq)) throw new RangeError(`queue ${mq} holds retry copies: it cannot be reclaimed`);
-    this.queues[mq]!.reclaimAboveExcept(offset, keep, this.commitLogTail - this.hotBytes);
+    this.queues[mq]!.reclaimAboveExcept(offset, keep);
   }
 }

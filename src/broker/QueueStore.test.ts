@@ -79,7 +79,7 @@ describe("QueueStore.reclaimBelow: reclaimed messages read back exactly (issue 1
 
   it("reclaims only whole chunks below the offset, and reading one back replays its first draw", () => {
     const { store, rep } = filled(3 * CHUNK);
-    store.reclaimBelow(CHUNK + 100, Infinity);
+    store.reclaimBelow(CHUNK + 100);
     expect(store.chunksHeld).toBe(2);
     expect(rep.calls).toEqual([]);
     expect(row(store, 7)).toEqual([7, 7, 1, messageKey(5, 7), 7, 0]);
@@ -92,7 +92,7 @@ describe("QueueStore.reclaimBelow: reclaimed messages read back exactly (issue 1
 
   it("keeps the columns of a chunk whose messages are not consecutive draws (a seeded backlog, a redirect)", () => {
     const { store, rep } = filled(2 * CHUNK, false);
-    store.reclaimBelow(2 * CHUNK, Infinity);
+    store.reclaimBelow(2 * CHUNK);
     expect(row(store, CHUNK + 3)).toEqual([CHUNK + 3, (CHUNK + 3) % 1000, (CHUNK + 3) % 3, messageKey(5, CHUNK + 3), CHUNK + 3, 0]);
     expect(rep.calls).toEqual([]);
   });
@@ -107,7 +107,7 @@ describe("QueueStore.reclaimBelow: reclaimed messages read back exactly (issue 1
       store.append(i, i, 1, 0, -1, 0, 0, i);
       if (i === CHUNK + 5) store.breakDraws(); // the producer's next message for this queue went elsewhere
     }
-    store.reclaimBelow(2 * CHUNK, Infinity);
+    store.reclaimBelow(2 * CHUNK);
     store.bornUs(0);
     store.bornUs(CHUNK);
     expect(rep.calls).toEqual([[5, 0, CHUNK]]); // chunk 1 was kept, not replayed
@@ -115,7 +115,7 @@ describe("QueueStore.reclaimBelow: reclaimed messages read back exactly (issue 1
 
   it("keeps two rebuilt chunks, most recently read first", () => {
     const { store } = filled(4 * CHUNK);
-    store.reclaimBelow(3 * CHUNK, Infinity);
+    store.reclaimBelow(3 * CHUNK);
     store.bornUs(0);
     store.bornUs(CHUNK);
     store.bornUs(1);
@@ -127,20 +127,21 @@ describe("QueueStore.reclaimBelow: reclaimed messages read back exactly (issue 1
     expect(store.rebuilds).toBe(4);
   });
 
-  it("interpolates the commit-log position of a chunk reclaimed while hot, and reads a cold one as cold", () => {
-    const hot = filled(2 * CHUNK).store;
-    hot.reclaimBelow(CHUNK, 0); // everything at or above position 0 is in page cache: positions sampled
-    // Positions are 10·(i+1), linear, so interpolation between samples every 256 messages is exact.
-    for (const o of [0, 1, 255, 256, 1000, CHUNK - 2, CHUNK - 1]) expect(hot.clPos(o)).toBe(10 * (o + 1));
-    const cold = filled(2 * CHUNK).store;
-    cold.reclaimBelow(CHUNK, 10 * CHUNK + 1); // the chunk's last message (position 10·CHUNK) is cold
-    expect(cold.clPos(5)).toBe(-Infinity);
-    expect(cold.clPos(CHUNK)).toBe(10 * (CHUNK + 1));
+  it("judges a message by its page position (its block of 256's first message), the same before and after reclaiming", () => {
+    const { store } = filled(2 * CHUNK);
+    // Positions are 10·(i+1): message o's page position is that of ⌊o / 256⌋ × 256.
+    const pages = (offsets: number[]) => offsets.map((o) => store.pagePos(o));
+    const offsets = [0, 1, 255, 256, 1000, CHUNK - 1, CHUNK + 300];
+    const before = pages(offsets);
+    expect(before).toEqual([10, 10, 10, 2570, 7690, 10 * (15 * 256 + 1), 10 * (CHUNK + 256 + 1)]);
+    expect(store.clPos(1000)).toBe(10_010); // exact while held
+    store.reclaimBelow(CHUNK);
+    expect(pages(offsets)).toEqual(before);
   });
 
   it("never reclaims past maxOffset or a partly filled chunk, and keeps accepting appends", () => {
     const { store } = filled(CHUNK + 10);
-    store.reclaimBelow(10 * CHUNK, Infinity);
+    store.reclaimBelow(10 * CHUNK);
     expect(store.chunksHeld).toBe(1);
     expect(store.append(0, 0, 77, 0, -1, 0, 0)).toBe(CHUNK + 10);
     expect(store.bodyBytes(CHUNK + 10)).toBe(77);

@@ -9,11 +9,12 @@
 // them stays — for a chunk of a scenario queue whose messages are consecutive draws of the topic's
 // producer, the draw number of its first message (the producer replays from there, Producer#regenerate);
 // for any other chunk (a seeded backlog, a message redirected here or away by a refused write) its born
-// times, body sizes and tags. Originals are their own origin, so those columns are derived. Commit-log
-// positions are kept only while the chunk may still be in page cache, as one sample every 256 messages
-// (a reclaimed message's position is interpolated between samples: only the page-cache test of a message
-// within 256 queue messages of the hot/cold boundary can differ from its first read). A reclaimed chunk
-// that is read again is rebuilt into a small per-queue cache. Reclaiming is invisible to the model.
+// times, body sizes and tags. Originals are their own origin, so those columns are derived. The page-cache
+// test reads a message's *page position*: the commit-log position of the first message of its block of
+// 2^PAGE_BITS queue messages (pagePos). A reclaimed chunk keeps those 16 positions, so the test reads the
+// same before and after reclaiming; judged by its block, a message can count as in memory or on disk
+// up to 255 queue messages early (broker spec §1.4 is per message). A reclaimed chunk that is read again is
+// rebuilt into a small per-queue cache. Reclaiming is invisible to the model.
 
 import type { MessageBatch } from "../protocol/commands.ts";
 
@@ -22,9 +23,10 @@ export const CHUNK = 1 << CHUNK_BITS;
 const MASK = CHUNK - 1;
 /** Offsets are addressed with 32-bit arithmetic; far beyond any run (2^31 messages in one queue). */
 const OFFSET_LIMIT = 2 ** 31;
-/** A reclaimed chunk still in page cache keeps the commit-log position of every 2^SAMPLE_BITS-th message. */
-const SAMPLE_BITS = 8;
-const SAMPLES = (CHUNK >>> SAMPLE_BITS) + 1;
+/** The page-cache test judges a message by the first message of its block of 2^PAGE_BITS (pagePos). */
+export const PAGE_BITS = 8;
+const PAGE_MASK = ~((1 << PAGE_BITS) - 1);
+const PAGES = CHUNK >>> PAGE_BITS;
 
 class Chunk {
   readonly bornUs = new Float64Array(CHUNK);
@@ -58,8 +60,8 @@ class Slot {
   firstBornUs = 0;
   firstClPos = 0;
   kept: KeptColumns | null = null;
-  /** Commit-log positions sampled at reclaim time while still in page cache; null = all cold. */
-  clSamples: Float64Array | null = null;
+  /** A reclaimed chunk's page positions (the commit-log position of each block's first message). */
+  pages: Float64Array | null = null;
 }
 
 /** Re-creates the messages a producer sent to a queue (MessageSource#regenerate). */
@@ -159,8 +161,14 @@ export class QueueStore {
   bornUs(offset: number): number {
     return this.chunk(offset).bornUs[offset & MASK]!;
   }
+  /** Commit-log position (end) of the message; of a rebuilt chunk, its page position. */
   clPos(offset: number): number {
     return this.chunk(offset).clPos[offset & MASK]!;
+  }
+  /** The position the page-cache test reads: the commit-log position of the first message of the
+   * offset's block of 2^PAGE_BITS (exact whether or not the chunk was reclaimed). */
+  pagePos(offset: number): number {
+    return this.chunk(offset).clPos[offset & MASK & PAGE_MASK]!;
   }
   bodyBytes(offset: number): number {
     return this.chunk(offset).bodyBytes[offset & MASK]!;
@@ -239,7 +247,7 @@ export class QueueStore {
         this.fill(c, ci, slot);
         slot.live = c;
         slot.kept = null;
-        slot.clSamples = null;
+        slot.pages = null;
         this.liveChunks++;
       }
       slot.draw = -1;
@@ -265,12 +273,11 @@ export class QueueStore {
   }
 
   /**
-   * Reclaims the columns of every whole chunk below `offset` (nobody holds a reference below it):
-   * `coldBelowClPos` is the commit-log position below which messages are out of page cache.
+   * Reclaims the columns of every whole chunk below `offset` (nobody holds a reference below it).
    */
-  reclaimBelow(offset: number, coldBelowClPos: number): void {
+  reclaimBelow(offset: number): void {
     const end = (Math.min(offset, this.maxOffset) >>> CHUNK_BITS) - this.slotBase;
-    for (let si = Math.max(0, this.reclaimedUpTo - this.slotBase); si < end; si++) this.reclaimSlot(this.slots[si]!, coldBelowClPos);
+    for (let si = Math.max(0, this.reclaimedUpTo - this.slotBase); si < end; si++) this.reclaimSlot(this.slots[si]!);
     if (end + this.slotBase > this.reclaimedUpTo) this.reclaimedUpTo = end + this.slotBase;
   }
 
@@ -279,7 +286,7 @@ export class QueueStore {
    * after it (the next reads of a pull at that offset): a backlog nobody is reading now need not be
    * held; it is re-created when a pull reaches it.
    */
-  reclaimAboveExcept(offset: number, keep: readonly number[], coldBelowClPos: number): void {
+  reclaimAboveExcept(offset: number, keep: readonly number[]): void {
     const full = this.maxOffset >>> CHUNK_BITS; // chunks below this index are full
     for (let ci = Math.max(offset >>> CHUNK_BITS, this.reclaimedUpTo, this.slotBase); ci < full; ci++) {
       const slot = this.slots[ci - this.slotBase]!;
@@ -289,20 +296,17 @@ export class QueueStore {
         const kc = keep[k]! >>> CHUNK_BITS;
         held = ci === kc || ci === kc + 1;
       }
-      if (!held) this.reclaimSlot(slot, coldBelowClPos);
+      if (!held) this.reclaimSlot(slot);
     }
   }
 
-  private reclaimSlot(slot: Slot, coldBelowClPos: number): void {
+  private reclaimSlot(slot: Slot): void {
     const c = slot.live;
     if (c === null) return;
     if (slot.draw < 0 || this.regenerator === null) slot.kept = new KeptColumns(c);
-    if (c.clPos[MASK]! >= coldBelowClPos) {
-      const s = new Float64Array(SAMPLES);
-      for (let k = 0; k < SAMPLES - 1; k++) s[k] = c.clPos[k << SAMPLE_BITS]!;
-      s[SAMPLES - 1] = c.clPos[MASK]!;
-      slot.clSamples = s;
-    }
+    const pages = new Float64Array(PAGES);
+    for (let k = 0; k < PAGES; k++) pages[k] = c.clPos[k << PAGE_BITS]!;
+    slot.pages = pages;
     slot.live = null;
     this.liveChunks--;
   }
@@ -340,19 +344,12 @@ export class QueueStore {
     } else {
       this.regenerator!.regenerate(this.index, slot.draw, CHUNK, c.bornUs, c.bodyBytes, c.tag);
     }
-    const s = slot.clSamples;
+    const pages = slot.pages!;
     for (let i = 0; i < CHUNK; i++) {
       c.originKey[i] = messageKey(this.index, start + i);
       c.originBornUs[i] = c.bornUs[i]!;
       c.reconsumeTimes[i] = 0;
-      if (s === null) {
-        c.clPos[i] = -Infinity;
-      } else {
-        const k = i >>> SAMPLE_BITS;
-        const i0 = k << SAMPLE_BITS;
-        const i1 = Math.min(i0 + (1 << SAMPLE_BITS), MASK);
-        c.clPos[i] = i === i0 ? s[k]! : Math.round(s[k]! + ((s[k + 1]! - s[k]!) * (i - i0)) / (i1 - i0));
-      }
+      c.clPos[i] = pages[i >>> PAGE_BITS]!;
     }
   }
 

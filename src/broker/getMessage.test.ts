@@ -268,24 +268,27 @@ describe("getMessage batch-full rules (spec §13.2 isTheBatchFull)", () => {
     expect(r.bytes).toBe(8 * (100 + OVERHEAD));
   });
 
-  it("decides hot or cold per unit: a pull starting on disk continues with in-memory limits", () => {
-    const f = new Fixture().add(5, 1000).add(95, 1000);
-    // Offsets 0–4 are on disk, 5 onwards in page cache: tail − clPos ≤ hotBytes from clPos 5000.
-    const ctx: GetMessageContext = { config: BROKER_CONFIG_DEFAULTS, hotBytes: f.tail - 5000, commitLogTail: f.tail, profile: "5.x" };
-    expect(f.get(0, 32, ctx).count).toBe(32);
-    // With 10 units on disk in front, the 9th is still on disk when 8 are taken: the disk limit applies.
-    const g = new Fixture().add(10, 1000).add(90, 1000);
-    const ctx2: GetMessageContext = { config: BROKER_CONFIG_DEFAULTS, hotBytes: g.tail - 10_000, commitLogTail: g.tail, profile: "5.x" };
-    expect(g.get(0, 32, ctx2).count).toBe(8);
+  // The test reads a unit's page position: the position of the first unit of its block of 256 (QueueStore
+  // PAGE_BITS), so a block is in memory or on disk as a whole.
+  it("decides hot or cold per block of 256 units: a pull starting on disk continues with in-memory limits", () => {
+    // 600 units of 1000 B; block 1 (units 256–511) starts at position 256 000 (this fixture records the
+    // position before each unit). hotBytes = tail − 256 000: block 0 on disk, blocks 1 and 2 in memory.
+    const f = new Fixture().add(600, 1000);
+    const ctx: GetMessageContext = { config: BROKER_CONFIG_DEFAULTS, hotBytes: f.tail - 256_000, commitLogTail: f.tail, profile: "5.x" };
+    expect(f.get(250, 32, ctx).count).toBe(32); // 6 units on disk (< 8), then in-memory limits
+    expect(f.get(240, 32, ctx).count).toBe(8); // 16 units on disk in front: the disk limit of 8 ends it
+    expect(f.get(300, 32, ctx).count).toBe(32);
   });
 
-  it("counts a unit exactly hotBytes from the tail as in memory, one byte further as on disk", () => {
-    // 20 units of 1000 B; unit k is 20000 − 1000k bytes from the tail. Units 0–7 are on disk either way;
-    // unit 8 (12000 B from the tail) decides whether the disk limit of 8 messages ends the batch.
-    const f = new Fixture().add(20, 1000);
+  it("counts a block whose first unit is exactly hotBytes from the tail as in memory, one byte further as on disk", () => {
+    const f = new Fixture().add(600, 1000);
     const ctx = (hotBytes: number): GetMessageContext => ({ config: BROKER_CONFIG_DEFAULTS, hotBytes, commitLogTail: f.tail, profile: "5.x" });
-    expect(f.get(0, 32, ctx(12_000)).count).toBe(20);
-    expect(f.get(0, 32, ctx(11_999)).count).toBe(8);
+    const fromBlock1 = f.tail - 256_000;
+    expect(f.get(250, 32, ctx(fromBlock1)).count).toBe(32);
+    expect(f.get(250, 32, ctx(fromBlock1 - 1)).count).toBe(8);
+    // Units 500–511 are ≤ 100 000 B from the tail themselves, but their block starts 344 000 B away:
+    // with hotBytes 100 000 they count as on disk, so a pull from 500 stops at 8.
+    expect(f.get(500, 32, ctx(100_000)).count).toBe(8);
   });
 
   it("checks the batch before the filter, so a unit that would be filtered out can still end the batch", () => {

@@ -99,7 +99,8 @@ export function getMessage(
   let u = offset;
   for (; u < max && u - offset < scanUnits; u++) {
     const size = store.bodyBytes(u) + overhead;
-    const hot = ctx.commitLogTail - store.clPos(u) <= ctx.hotBytes;
+    // The positional "in memory" test (broker spec §1.4), on the message's page position (QueueStore).
+    const hot = ctx.commitLogTail - store.pagePos(u) <= ctx.hotBytes;
     if (isBatchFull(count, bytes, size, hot, cap, cfg, legacy)) break;
     if (tagSet !== null && !tagSet.has(store.tag(u))) continue;
     out.offsets[count++] = u;

@@ -194,6 +194,7 @@ export const SCENARIO_DEFAULTS = Object.freeze({
 
 /** A broker's store, RocketMQ's MessageStoreConfig defaults (broker spec §1.1, §2, §12). */
 export const STORE_DEFAULTS: Readonly<Omit<StoreModel, "startTimeUs">> = Object.freeze({
+  tailHistoryUs: 0,
   mappedFileSizeCommitLog: 1024 ** 3,
   fileReservedTimeUs: 72 * 3_600_000_000,
   deleteWhenHours: [4],

@@ -101,6 +101,8 @@ export function normalizeScenario(raw: unknown): Model {
     brokers: brokers.map((b) => b.name),
     topics: topics.map((t) => ({ name: t.name, brokers: t.brokers, queuesPerBroker: t.queuesPerBroker })),
   }, need, durationUs);
+  // A crash that loses the commit-log tail needs the store to remember where each recent append began.
+  for (const f of faults) if (f.kind === "brokerCrash" && f.loseUs !== null) brokers[f.broker]!.store.tailHistoryUs = Math.max(brokers[f.broker]!.store.tailHistoryUs, f.loseUs);
   let expect: string[] = [];
   if (raw.expect !== undefined) {
     if (!Array.isArray(raw.expect) || raw.expect.some((e) => typeof e !== "string")) {

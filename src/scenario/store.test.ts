@@ -17,8 +17,15 @@ describe("broker store defaults (MessageStoreConfig)", () => {
     expect(scenario(undefined).brokers[0]!.store).toEqual({
       mappedFileSizeCommitLog: 1024 ** 3, fileReservedTimeUs: 72 * H, deleteWhenHours: [4], startTimeUs: 0,
       cleanResourceIntervalUs: 10_000_000, deleteFileBatchMax: 10, diskBytes: Infinity, diskOtherBytes: 0,
-      diskMaxUsedSpaceRatio: 0.75, diskSpaceCleanForciblyRatio: 0.85, diskSpaceWarningLevelRatio: 0.9,
+      diskMaxUsedSpaceRatio: 0.75, diskSpaceCleanForciblyRatio: 0.85, diskSpaceWarningLevelRatio: 0.9, tailHistoryUs: 0,
     });
+  });
+
+  it("remembers recent appends as far back as the longest brokerCrash lose aimed at the broker", () => {
+    const m = scenario(undefined, { faults: [
+      { kind: "brokerCrash", at: "10s", target: "b", lose: "3s" }, { kind: "brokerCrash", at: "20s", target: "b", lose: "unflushed" },
+    ] });
+    expect(m.brokers[0]!.store.tailHistoryUs).toBe(3_000_000);
   });
 });
 
@@ -32,7 +39,7 @@ describe("broker store fields", () => {
     expect(st).toEqual({
       mappedFileSizeCommitLog: 64 * 1024 ** 2, fileReservedTimeUs: 48 * H, deleteWhenHours: [4, 16], startTimeUs: 22.5 * H,
       cleanResourceIntervalUs: 5_000_000, deleteFileBatchMax: 3, diskBytes: 100 * 1024 ** 3, diskOtherBytes: 10 * 1024 ** 3,
-      diskMaxUsedSpaceRatio: 0.7, diskSpaceCleanForciblyRatio: 0.8, diskSpaceWarningLevelRatio: 0.88,
+      diskMaxUsedSpaceRatio: 0.7, diskSpaceCleanForciblyRatio: 0.8, diskSpaceWarningLevelRatio: 0.88, tailHistoryUs: 0,
     });
   });
 

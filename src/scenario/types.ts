@@ -172,6 +172,9 @@ export interface StoreModel {
   diskMaxUsedSpaceRatio: number;
   diskSpaceCleanForciblyRatio: number;
   diskSpaceWarningLevelRatio: number;
+  /** How far back the store remembers where each append began (the longest brokerCrash `lose` aimed at
+   * it; 0 = none): what a tail loss needs to roll the commit log back exactly. */
+  tailHistoryUs: number;
 }
 
 export interface TopicModel {
