@@ -37,6 +37,21 @@ function flowControlGte(cl: Cluster): void {
 }
 
 describe("rmqsim check", () => {
+
+  it("checks every 10 s of virtual time by default, or every duration / 2000 for a long run; --check-every overrides", async () => {
+    const dir = tempDir();
+    writeScenario(dir, "short.json", { ...TINY_SCENARIO, name: "short", duration: "30s" });
+    writeScenario(dir, "long.json", { ...TINY_SCENARIO, name: "long", duration: "10h" });
+    const seen: Record<string, number | undefined> = {};
+    const spy: SimulateFn = (scenario, options) => {
+      seen[(scenario as { name: string }).name] = options?.checkEveryUs;
+      return simulate(scenario, { ...options, durationUs: 1_000_000, checkEveryUs: undefined });
+    };
+    expect(await run(fakeEnv({ cwd: dir, simulate: spy }), "check", "short.json", "long.json")).toBe(0);
+    expect(seen).toEqual({ short: 10_000_000, long: 18_000_000 }); // 10 h / 2000 = 18 s
+    expect(await run(fakeEnv({ cwd: dir, simulate: spy }), "check", "long.json", "--check-every", "1s")).toBe(0);
+    expect(seen.long).toBe(1_000_000);
+  });
   it("passes (exit 0) and prints one line per expectation with the actual figures", async () => {
     const dir = tempDir();
     writeScenario(dir, "a.json", tinyWith(["messages.lost == 0", "pulls.found > 0"]));

@@ -27,12 +27,15 @@ export interface CheckOptions {
   determinism: boolean;
   workers?: number;
   json: boolean;
-  /** --check-every: invariant and conservation checks during each run (default 10s of virtual time). */
+  /** --check-every: invariant and conservation checks during each run (default: every 10 s of virtual
+   * time, or every duration / MAX_DEFAULT_CHECKS if that is longer). */
   checkEvery?: string;
 }
 
 /** How often `check` runs the invariant and conservation checks unless told otherwise. */
 export const CHECK_EVERY_DEFAULT = "10s";
+/** Without --check-every a run is checked at most this many times (a 96-hour scenario every 173 s). */
+export const MAX_DEFAULT_CHECKS = 2000;
 
 /** One run to do: a scenario file under one seed (twice with --determinism). */
 interface Job {
@@ -40,6 +43,8 @@ interface Job {
   name: string;
   raw: Record<string, unknown>;
   seed: number;
+  /** Checks during the run every this many µs of virtual time; 0 = only at the end. */
+  checkEveryUs: number;
 }
 
 export interface JobResult {
@@ -60,7 +65,8 @@ export async function checkCommand(options: CheckOptions, env: CliEnv): Promise<
     throw new BadInputError("--seeds", `must be a whole number from 1 to 1000, got ${options.seeds}`);
   }
   const { tolerance, overrides } = toleranceOptions(options.tolerance, options.toleranceFor);
-  const checkEveryUs = parseCheckEvery(options.checkEvery ?? CHECK_EVERY_DEFAULT);
+  const givenUs = options.checkEvery === undefined ? null : parseCheckEvery(options.checkEvery);
+  const defaultUs = parseCheckEvery(CHECK_EVERY_DEFAULT);
   // Read and validate everything first: bad input stops the check before any run.
   const jobs: Job[] = [];
   for (const file of files) {
@@ -71,14 +77,15 @@ export async function checkCommand(options: CheckOptions, env: CliEnv): Promise<
     } catch (error) {
       throw inFile(file, error);
     }
-    for (let k = 0; k < options.seeds; k++) jobs.push({ file, name: model.name, raw, seed: (model.seed + k) % 2 ** 32 });
+    const checkEveryUs = givenUs ?? Math.max(defaultUs, Math.ceil(model.durationUs / MAX_DEFAULT_CHECKS));
+    for (let k = 0; k < options.seeds; k++) jobs.push({ file, name: model.name, raw, seed: (model.seed + k) % 2 ** 32, checkEveryUs });
   }
   const workers = Math.max(1, Math.min(options.workers ?? availableParallelism(), 64));
   const runs = options.determinism ? jobs.flatMap((j) => [j, j]) : jobs;
   const pool = env.pool?.(workers);
   let outputs;
   try {
-    outputs = await runPool(runs, workers, checkEveryUs, { ...env, engine: pool?.engine ?? env.engine });
+    outputs = await runPool(runs, workers, { ...env, engine: pool?.engine ?? env.engine });
   } finally {
     await pool?.close();
   }
@@ -125,7 +132,7 @@ export async function collectScenarioFiles(targets: readonly string[], env: Pick
 }
 
 /** Runs jobs on up to `workers` engines at once; results come back in job order. */
-async function runPool(jobs: readonly Job[], workers: number, checkEveryUs: number, env: CliEnv): Promise<{ summary: Summary | null; error: string | null; wallMs: number }[]> {
+async function runPool(jobs: readonly Job[], workers: number, env: CliEnv): Promise<{ summary: Summary | null; error: string | null; wallMs: number }[]> {
   const results: { summary: Summary | null; error: string | null; wallMs: number }[] = new Array(jobs.length);
   let next = 0;
   const startedAt = env.now().toISOString();
@@ -136,7 +143,7 @@ async function runPool(jobs: readonly Job[], workers: number, checkEveryUs: numb
       const job = jobs[i]!;
       const scenario = { ...job.raw, seed: job.seed };
       try {
-        const out: RunOutput = await env.engine({ scenario, trace: false, charts: false, report: false, startedAt, ...(checkEveryUs > 0 ? { checkEveryUs } : {}) }, () => {}).done;
+        const out: RunOutput = await env.engine({ scenario, trace: false, charts: false, report: false, startedAt, ...(job.checkEveryUs > 0 ? { checkEveryUs: job.checkEveryUs } : {}) }, () => {}).done;
         results[i] = { summary: out.summary, error: null, wallMs: out.run.wallMs };
       } catch (error) {
         results[i] = { summary: null, error: error instanceof Error ? error.message : String(error), wallMs: 0 };

@@ -8,7 +8,7 @@ import { BadInputError, EXIT, reportError } from "./errors.ts";
 import { DEFAULT_SCENARIO_DIR, listCommand } from "./listCommand.ts";
 import { DEFAULT_SCENARIO, runCommand, type RunOptions } from "./runCommand.ts";
 import { validateCommand } from "./validateCommand.ts";
-import { CHECK_EVERY_DEFAULT, checkCommand } from "./checkCommand.ts";
+import { CHECK_EVERY_DEFAULT, checkCommand, MAX_DEFAULT_CHECKS } from "./checkCommand.ts";
 import { compareCommand } from "./compareCommand.ts";
 import { mergeCommand, sweepCommand } from "./sweepCommand.ts";
 
@@ -140,7 +140,7 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
     .option("--determinism", "run each scenario twice and fail if the trace hashes or summaries differ")
     .option("--workers <n>", "worker threads (default: the number of cores)")
     .option("--json", "print the results as JSON")
-    .option("--check-every <d>", "run the invariant and conservation checks every <d> of virtual time during each run; 0: only at the end", CHECK_EVERY_DEFAULT)
+    .option("--check-every <d>", `run the invariant and conservation checks every <d> of virtual time during each run; 0: only at the end (default: ${CHECK_EVERY_DEFAULT}, or the run's duration / ${MAX_DEFAULT_CHECKS} if longer)`)
     .addHelpText("after", CHECK_HELP + "\n" + EXIT_HELP)
     .action(async (paths: string[], opts: Record<string, unknown>) => {
       result.code = await checkCommand({
@@ -151,7 +151,7 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
         updateBaseline: opts.updateBaseline === true,
         determinism: opts.determinism === true,
         json: opts.json === true,
-        checkEvery: String(opts.checkEvery),
+        ...(opts.checkEvery !== undefined ? { checkEvery: String(opts.checkEvery) } : {}),
         ...(opts.junit !== undefined ? { junit: String(opts.junit) } : {}),
         ...(opts.baseline !== undefined ? { baseline: String(opts.baseline) } : {}),
         ...(opts.workers !== undefined ? { workers: parseWorkers(String(opts.workers)) } : {}),
