@@ -1,6 +1,6 @@
 // Pipeline benchmark (npm run bench:pipeline [scenario.json] [--duration 10m]): runs the reference
 // scenario through simulate() and prints consumed msgs/s, events/s and peak RSS. Not a test.
-// `npm run bench:pipeline bench/replay.json`: the same workload replayed from offset 0 after an hour.
+// `npm run bench:pipeline -- bench/replay.json`: the same workload replayed from offset 0 after an hour.
 import { readFileSync } from "node:fs";
 import { simulate } from "../src/run/simulate.ts";
 import { parseDurationUs } from "../src/scenario/units.ts";
