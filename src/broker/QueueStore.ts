@@ -1,11 +1,12 @@
 // One consume queue of a broker, with the messages it holds, stored column-wise in typed-array chunks.
 //
-// Offsets are logical and never reused: minOffset moves up only by retention or a truncate, maxOffset is
-// the next slot, and every offset in [minOffset, maxOffset) can be read (a rewind replays exactly the
-// messages that were there).
+// Offsets are logical: minOffset moves up only by retention or a truncate, maxOffset is the next slot and
+// goes back only when a crash loses the commit-log tail (truncateTo; those offsets are then reused), and
+// every offset in [minOffset, maxOffset) can be read (a rewind replays exactly the messages that were there).
 //
-// Memory follows the backlog, not the history (issue 11: derive, don't store). A chunk nobody can read
-// at the moment may be *reclaimed* (MessageStore#reclaimBelow): its columns go and only what re-creates
+// Memory follows what is being read, not the history (issue 11: derive, don't store). A chunk nobody
+// reads at the moment may be *reclaimed* (MessageStore#reclaimBelow/reclaimAboveExcept, driven by the
+// model's StorageReclaimer): its columns go and only what re-creates
 // them stays — for a chunk of a scenario queue whose messages are consecutive draws of the topic's
 // producer, the draw number of its first message (the producer replays from there, Producer#regenerate);
 // for any other chunk (a seeded backlog, a message redirected here or away by a refused write) its born
