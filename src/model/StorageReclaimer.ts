@@ -65,13 +65,19 @@ export class StorageReclaimer {
       if (list === undefined) out.set(mq, [o]);
       else list.push(o);
     };
+    this.forEachPullOffset(add);
+    return out;
+  }
+
+  /** Every pull in flight's offset and every live pull request's next offset, dead incarnations' too
+   * (their pulls still in flight read the store when answered). */
+  private forEachPullOffset(fn: (mq: number, offset: number) => void): void {
     for (const c of this.cluster.incarnations) {
       for (const pr of c.pullRequests) {
-        if (pr.inFlight) add(pr.mq, pr.reqOffset);
-        if (!pr.pq.dropped) add(pr.mq, pr.nextOffset);
+        if (pr.inFlight) fn(pr.mq, pr.reqOffset);
+        if (!pr.pq.dropped) fn(pr.mq, pr.nextOffset);
       }
     }
-    return out;
   }
 
   /** Per global queue, the lowest offset anything holds now (Infinity: nothing). Valid until the next call. */
@@ -95,12 +101,7 @@ export class StorageReclaimer {
       for (const [mq, off] of c.offsetStore.entries()) lower(mq, off);
       c.consumeService.forEachInFlight((mq, o) => lower(mq, o));
     }
-    for (const c of cl.incarnations) {
-      for (const pr of c.pullRequests) {
-        if (pr.inFlight) lower(pr.mq, pr.reqOffset);
-        if (!pr.pq.dropped) lower(pr.mq, pr.nextOffset);
-      }
-    }
+    this.forEachPullOffset(lower);
     return floor;
   }
 }
