@@ -19,6 +19,20 @@ export interface ClientObserver {
    * put it — then the messages below it the group has not settled are skipped at start.
    */
   startOffsetChosen(group: number, mq: number, offset: number, fromStoredOffset: boolean): void;
+  /** BROADCASTING: a listener call failed and its message was dropped (§7.3: no send-back, no retry). */
+  consumeDropped(group: number, mq: number, offset: number, originKey: number, consumerAddr: number, nowUs: number): void;
+  /**
+   * Orderly, CLUSTERING: the instance's ProcessQueue for `mq` is locked at the broker as of now
+   * (pq.locked true, lastLockTimestamp refreshed, §8.5). Until the next refresh it counts as held for
+   * REBALANCE_LOCK_MAX_LIVE_TIME (30 s), then as expired (§3.5).
+   */
+  lockRefreshed(group: number, mq: number, consumerAddr: number, nowUs: number): void;
+  /** Orderly, CLUSTERING: lockAll's answer left `mq` out, or its removal unlocked it (pq.locked false). */
+  lockLost(group: number, mq: number, consumerAddr: number, nowUs: number): void;
+  /** Orderly: a listener call on the queue's head (first taken offset) returned SUSPEND_CURRENT_QUEUE_A_MOMENT. */
+  orderlySuspended(group: number, mq: number, offset: number, consumerAddr: number, nowUs: number): void;
+  /** Orderly: the queue's consumed offset moved to `offset` (pq.commit(), the next offset to consume, §8.4). */
+  orderlyCommitted(group: number, mq: number, offset: number, consumerAddr: number, nowUs: number): void;
 }
 
 /** Counters every consumer instance of a run adds to (one object per run). */

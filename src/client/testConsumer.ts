@@ -94,6 +94,10 @@ export class RecordingObserver implements ClientObserver {
   readonly assignments: { nowUs: number; label: string }[] = [];
   readonly skipped: { group: number; mq: number; offset: number }[] = [];
   readonly starts: { group: number; mq: number; offset: number; fromStoredOffset: boolean }[] = [];
+  readonly drops: { group: number; mq: number; offset: number; originKey: number; consumerAddr: number; nowUs: number }[] = [];
+  readonly locks: { group: number; mq: number; consumerAddr: number; nowUs: number; held: boolean }[] = [];
+  readonly suspends: { group: number; mq: number; offset: number; consumerAddr: number; nowUs: number }[] = [];
+  readonly commits: { group: number; mq: number; offset: number; consumerAddr: number; nowUs: number }[] = [];
 
   consumed(group: number, mq: number, offset: number, originKey: number, originBornUs: number, consumerAddr: number, nowUs: number): void {
     this.consumedCalls.push({ group, mq, offset, originKey, originBornUs, consumerAddr, nowUs });
@@ -112,6 +116,21 @@ export class RecordingObserver implements ClientObserver {
   }
   startOffsetChosen(group: number, mq: number, offset: number, fromStoredOffset: boolean): void {
     this.starts.push({ group, mq, offset, fromStoredOffset });
+  }
+  consumeDropped(group: number, mq: number, offset: number, originKey: number, consumerAddr: number, nowUs: number): void {
+    this.drops.push({ group, mq, offset, originKey, consumerAddr, nowUs });
+  }
+  lockRefreshed(group: number, mq: number, consumerAddr: number, nowUs: number): void {
+    this.locks.push({ group, mq, consumerAddr, nowUs, held: true });
+  }
+  lockLost(group: number, mq: number, consumerAddr: number, nowUs: number): void {
+    this.locks.push({ group, mq, consumerAddr, nowUs, held: false });
+  }
+  orderlySuspended(group: number, mq: number, offset: number, consumerAddr: number, nowUs: number): void {
+    this.suspends.push({ group, mq, offset, consumerAddr, nowUs });
+  }
+  orderlyCommitted(group: number, mq: number, offset: number, consumerAddr: number, nowUs: number): void {
+    this.commits.push({ group, mq, offset, consumerAddr, nowUs });
   }
 }
 

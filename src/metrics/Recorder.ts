@@ -86,6 +86,13 @@ export class Recorder implements ClusterObserver {
     if (!fromStoredOffset) this.fates.markSkippedAtStart(group, mq, offset);
   }
 
+  // Orderly and broadcasting books: filled in by the metrics work of issue 12 (placeholders).
+  consumeDropped(_group: number, _mq: number, _offset: number, _originKey: number, _consumerAddr: number, _nowUs: number): void {}
+  lockRefreshed(_group: number, _mq: number, _consumerAddr: number, _nowUs: number): void {}
+  lockLost(_group: number, _mq: number, _consumerAddr: number, _nowUs: number): void {}
+  orderlySuspended(_group: number, _mq: number, _offset: number, _consumerAddr: number, _nowUs: number): void {}
+  orderlyCommitted(_group: number, _mq: number, _offset: number, _consumerAddr: number, _nowUs: number): void {}
+
   /** Successful consumptions of every group, duplicates included. */
   get consumeOkTotal(): number {
     return this.groups.reduce((a, f) => a + f.consumeOk, 0);

@@ -14,7 +14,7 @@ interface Base {
 
 export type FaultModel =
   | (Base & { kind: "consumerStart" | "consumerStop" | "resume"; consumers: number[] })
-  | (Base & { kind: "consumerCrash"; consumers: number[]; mode: CrashMode; restartAfterUs: number | null })
+  | (Base & { kind: "consumerCrash"; consumers: number[]; mode: CrashMode; restartAfterUs: number | null; /** the host's disk is gone with it: a BROADCASTING instance's local offset file is lost */ loseLocalOffsets: boolean })
   | (Base & { kind: "pause"; consumers: number[]; forUs: number | null })
   | (Base & { kind: "scale"; group: number; instances: number })
   | (Base & { kind: "duplicateClientId"; consumer: number; sameAs: number })

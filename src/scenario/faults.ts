@@ -23,7 +23,7 @@ const COMMON = ["kind", "at"];
 const KEYS: Record<(typeof FAULT_KINDS)[number], string[]> = {
   consumerStart: ["target"],
   consumerStop: ["target"],
-  consumerCrash: ["target", "mode", "restartAfter"],
+  consumerCrash: ["target", "mode", "restartAfter", "localOffsets"],
   scale: ["target", "instances"],
   pause: ["target", "for"],
   resume: ["target"],
@@ -88,6 +88,7 @@ export function parseFaults(raw: unknown, ctx: Ctx, instancesMax: number[], dura
           ...base, kind, consumers: p.instances("target"),
           mode: f.mode === undefined ? "connectionClosed" : readEnum(f, "mode", `${path}.mode`, ["connectionClosed", "vanished"] as const),
           restartAfterUs: p.optDuration("restartAfter"),
+          loseLocalOffsets: f.localOffsets === undefined ? false : readEnum(f, "localOffsets", `${path}.localOffsets`, ["kept", "lost"] as const) === "lost",
         };
       case "pause":
         return { ...base, kind, consumers: p.instances("target"), forUs: p.optDuration("for") };

@@ -33,6 +33,8 @@ const TOP_KEYS = [
   "$schema", "name", "description", "seed", "duration", "sampleEvery", "profile", "brokers", "network",
   "topics", "groups", "faults", "expect", "startTime",
 ];
+const CONSUME_MODES = ["CONCURRENTLY", "ORDERLY"] as const;
+const MESSAGE_MODELS = ["CLUSTERING", "BROADCASTING"] as const;
 const CONSUME_FROM = ["CONSUME_FROM_LAST_OFFSET", "CONSUME_FROM_FIRST_OFFSET", "CONSUME_FROM_TIMESTAMP"] as const;
 const NAME_RE = /^[A-Za-z0-9_.-]{1,127}$/;
 /** Consumer fields where −1 means "off" and 0 is invalid (spec §10.4, §15.5). Not maxReconsumeTimes: 0 is a real setting there. */
@@ -288,7 +290,7 @@ function normalizeProduce(raw: unknown, path: string, queueCount: number): { pro
 function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): GroupModel {
   const path = `groups.${index}`;
   if (!isRecord(raw)) throw new InputError(path, "must be an object");
-  checkKeys(raw, ["name", "instances", "clientIds", "allocate", "subscribe", "consumeFromWhere", "consumeTimestampBefore", "config", "listener", "startAt"], path);
+  checkKeys(raw, ["name", "instances", "clientIds", "allocate", "subscribe", "consumeFromWhere", "consumeMode", "messageModel", "consumeTimestampBefore", "config", "listener", "startAt"], path);
   // The model builds the strategy from these options, with real queue names.
   const allocate = normalizeAllocate(raw.allocate ?? "AVG", `${path}.allocate`);
   const name = readString(raw, "name", `${path}.name`);
@@ -310,6 +312,8 @@ function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): Grou
   const consumeFromWhere: ConsumeFromWhere = raw.consumeFromWhere === undefined
     ? SCENARIO_DEFAULTS.consumeFromWhere
     : readEnum(raw, "consumeFromWhere", `${path}.consumeFromWhere`, CONSUME_FROM);
+  const consumeMode = raw.consumeMode === undefined ? "CONCURRENTLY" : readEnum(raw, "consumeMode", `${path}.consumeMode`, CONSUME_MODES);
+  const messageModel = raw.messageModel === undefined ? "CLUSTERING" : readEnum(raw, "messageModel", `${path}.messageModel`, MESSAGE_MODELS);
   const consumeTimestampBeforeUs = raw.consumeTimestampBefore === undefined
     ? SCENARIO_DEFAULTS.consumeTimestampBackMs * 1000
     : parseDurationUs(raw.consumeTimestampBefore, `${path}.consumeTimestampBefore`);
@@ -347,7 +351,7 @@ function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): Grou
   const prob = (k: string) => (listener[k] === undefined ? 0 : readNumber(listener, k, `${path}.listener.${k}`, 0, 1));
   const startAtUs = raw.startAt === undefined ? 0 : parseDurationUs(raw.startAt, `${path}.startAt`);
   return {
-    index, name, instances, subscriptions, consumeFromWhere, consumeTimestampBeforeUs, config, consumeTime,
+    index, name, instances, subscriptions, consumeFromWhere, consumeMode, messageModel, consumeTimestampBeforeUs, config, consumeTime,
     failureProbability: prob("failureProbability"), poisonFraction: prob("poisonFraction"), hangFraction: prob("hangFraction"),
     startAtUs, allocate, instancesMax: instances, clientIds: [],
   };

@@ -10,6 +10,10 @@ import type { BrokerConfig, ConsumerConfig } from "./defaults.ts";
 export type Profile = "4.9" | "5.x";
 export type ConsumeFromWhere = "CONSUME_FROM_LAST_OFFSET" | "CONSUME_FROM_FIRST_OFFSET" | "CONSUME_FROM_TIMESTAMP";
 export type QueueSelect = "roundRobin" | "random" | { weights: number[] };
+/** The listener kind: MessageListenerConcurrently or MessageListenerOrderly (spec §7, §8). */
+export type ConsumeMode = "CONCURRENTLY" | "ORDERLY";
+/** DefaultMQPushConsumer#messageModel (spec §10.3, §12). */
+export type MessageModel = "CLUSTERING" | "BROADCASTING";
 
 export interface ScenarioInput {
   $schema?: string;
@@ -103,6 +107,10 @@ export interface GroupInput {
   /** Topic → subscription expression: "*" or "TagA || TagB". */
   subscribe: Record<string, string>;
   consumeFromWhere?: ConsumeFromWhere;
+  /** "CONCURRENTLY" (default) or "ORDERLY": which listener the application registers. */
+  consumeMode?: ConsumeMode;
+  /** "CLUSTERING" (default) or "BROADCASTING". */
+  messageModel?: MessageModel;
   /** yyyyMMddHHmmss relative to the run start is unusual; give a duration before start instead. */
   consumeTimestampBefore?: string | number;
   config?: Partial<ConsumerConfig>;
@@ -211,6 +219,8 @@ export interface GroupModel {
   instances: number;
   subscriptions: SubscriptionModel[];
   consumeFromWhere: ConsumeFromWhere;
+  consumeMode: ConsumeMode;
+  messageModel: MessageModel;
   consumeTimestampBeforeUs: number;
   config: ConsumerConfig;
   consumeTime: Dist;
