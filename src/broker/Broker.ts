@@ -7,8 +7,9 @@ import type { Node, NodeContext } from "../net/Node.ts";
 import type { Trace } from "../sim/Trace.ts";
 import { RequestCode, ResponseCode } from "../protocol/codes.ts";
 import {
-  Envelope, NotifyConsumerIdsChangedRequest, QueryConsumerOffsetResponse, SimpleResponse, GetConsumerListResponse,
-  type Command, type ConsumerSendMsgBackRequest, type HeartbeatRequest, type PullMessageRequest,
+  Envelope, NotifyConsumerIdsChangedRequest, QueryConsumerOffsetResponse, SimpleResponse, GetConsumerListResponse, LockBatchResponse,
+  type Command, type ConsumerSendMsgBackRequest, type HeartbeatRequest, type PullMessageRequest, type LockBatchRequest,
+  type UnlockBatchRequest, type SendRetryMessageRequest,
   type QueryConsumerOffsetRequest, type UnregisterClientRequest, type UpdateConsumerOffsetRequest,
   type GetConsumerListRequest,
 } from "../protocol/commands.ts";
@@ -20,6 +21,7 @@ import { ConsumerManager } from "./ConsumerManager.ts";
 import { ConsumerOffsetManager, offsetKey } from "./ConsumerOffsetManager.ts";
 import { MessageStore, type MessageSource } from "./MessageStore.ts";
 import { PullMessageProcessor } from "./PullMessageProcessor.ts";
+import { RebalanceLockManager } from "./RebalanceLockManager.ts";
 import { ScheduleMessageService, type ScheduledRetry } from "./ScheduleMessageService.ts";
 import { defineBrokerTrace, type BrokerTrace } from "./trace.ts";
 
@@ -45,12 +47,15 @@ export class Broker implements Node {
   readonly consumers = new ConsumerManager();
   readonly processor: PullMessageProcessor;
   readonly scheduleService: ScheduleMessageService;
+  /** Orderly consumers' queue locks (§8.5). */
+  readonly locks = new RebalanceLockManager();
   /** Whether the broker process is down. */
   down = false;
   /** Whether producers may write here (brokerReadOnly clears it). */
   writable = true;
   /** Producer sends refused here (down, read-only or disk full): each went to another broker or failed. */
   writesRefused = 0;
+  private lockTraceType = -1;
   /** Whether any queue here has simple (per-message) retention. */
   private readonly simpleRetention: boolean;
 
@@ -58,7 +63,7 @@ export class Broker implements Node {
     private readonly ctx: NodeContext,
     readonly model: BrokerModel,
     private readonly routes: Routes,
-    profile: Profile,
+    private readonly profile: Profile,
     private readonly source: MessageSource,
     private readonly observer: BrokerObserver,
   ) {
@@ -160,6 +165,22 @@ export class Broker implements Node {
         this.consumerSendMsgBack(msg as ConsumerSendMsgBackRequest);
         if (msg.envelope === Envelope.DELIVERED) this.ctx.reply(msg, new SimpleResponse(ResponseCode.SUCCESS));
         return;
+      case RequestCode.SEND_MESSAGE:
+        return this.ctx.reply(msg, new SimpleResponse(this.sendRetryMessage(msg as SendRetryMessageRequest)));
+      case RequestCode.LOCK_BATCH_MQ: {
+        const req = msg as LockBatchRequest;
+        const locked = this.locks.tryLockBatch(req.consumerGroup, req.mqs, req.clientId, this.ctx.nowUs);
+        // Defined on first use, so runs without orderly consumers keep their trace type codes.
+        if (this.lockTraceType < 0) this.lockTraceType = this.trace.defineType("lockBatch", ["broker", "group", "asked", "locked"]);
+        this.trace.emit(this.lockTraceType, this.ctx.nowUs, this.index, req.consumerGroup, req.mqs.length, locked.length);
+        return this.ctx.reply(req, new LockBatchResponse(locked));
+      }
+      case RequestCode.UNLOCK_BATCH_MQ: {
+        const req = msg as UnlockBatchRequest;
+        this.locks.unlockBatch(req.consumerGroup, req.mqs, req.clientId);
+        if (msg.envelope === Envelope.DELIVERED) this.ctx.reply(msg, new SimpleResponse(ResponseCode.SUCCESS));
+        return;
+      }
     }
   }
 
@@ -267,6 +288,38 @@ export class Broker implements Node {
     });
   }
 
+  /**
+   * SEND_MESSAGE to %RETRY%<group> from a client's internal producer (the orderly service's sendMessageBack,
+   * §8.4), decided by SendMessageProcessor#handleRetryAndDLQ (broker spec §8.1): to %DLQ%<group> when the
+   * RECONSUME_TIME it carries reached the maximum (4.9: ≥ max; 5.x: > max) or, in 5.x (5.1.1+), whenever the
+   * group holds an unexpired queue lock here; else into the delay level it asks for. A broker that takes
+   * no writes refuses it.
+   */
+  private sendRetryMessage(req: SendRetryMessageRequest): number {
+    if (!this.writable) return ResponseCode.NO_PERMISSION;
+    if (this.store.diskFull) return ResponseCode.SYSTEM_ERROR; // SERVICE_NOT_AVAILABLE put status
+    const group = req.consumerGroup;
+    const now = this.ctx.nowUs;
+    const rt = req.reconsumeTimes;
+    const fivex = this.profile === "5.x";
+    const toDlq = fivex ? rt > req.maxReconsumeTimes || !this.locks.isLockAllExpired(group, now) : rt >= req.maxReconsumeTimes;
+    this.observer.sentBack(group, req.originKey);
+    if (toDlq) {
+      this.source.advanceTo(now);
+      this.store.append(this.routes.dlqQueue(group, this.index), now, req.bodyBytes, req.tag, req.originKey, req.originBornUs, rt);
+      this.observer.deadLettered(group, req.originKey);
+      this.trace.emit(this.T.dlq, now, req.mq, req.offset, rt, group);
+      return ResponseCode.SUCCESS;
+    }
+    const level = Math.min(req.delayLevel, this.scheduleService.maxLevel);
+    this.observer.retrying(group, req.originKey);
+    this.trace.emit(this.T.sendBack, now, req.mq, req.offset, rt, level);
+    this.scheduleService.park(level, {
+      group, originKey: req.originKey, originBornUs: req.originBornUs, bodyBytes: req.bodyBytes, tag: req.tag, reconsumeTimes: rt,
+    });
+    return ResponseCode.SUCCESS;
+  }
+
   /** A due retry enters %RETRY%<group> on this broker and wakes pulls held there. */
   private deliverRetry(e: ScheduledRetry): void {
     const now = this.ctx.nowUs;
@@ -298,6 +351,7 @@ export class Broker implements Node {
     this.down = false;
     this.offsets.restore();
     this.consumers.clear();
+    this.locks.clear();
   }
 
   setWritable(writable: boolean): void {

@@ -12,13 +12,13 @@ export interface ClientObserver {
   /** A rebalance changed the instance's assignment of a topic (a chart marker). */
   assignmentChanged(nowUs: number, label: string): void;
   /** An OFFSET_ILLEGAL fix moved the group's offset to `offset`: messages below it it had not settled are skipped. */
-  offsetSkipped(group: number, mq: number, offset: number): void;
+  offsetSkipped(group: number, mq: number, offset: number, consumerAddr?: number): void;
   /**
    * A new ProcessQueue starts pulling `mq` at `offset` (§10.6): the broker's stored offset for the group
    * (fromStoredOffset, including its "start at 0" answer) or, with none stored, where consumeFromWhere
    * put it — then the messages below it the group has not settled are skipped at start.
    */
-  startOffsetChosen(group: number, mq: number, offset: number, fromStoredOffset: boolean): void;
+  startOffsetChosen(group: number, mq: number, offset: number, fromStoredOffset: boolean, consumerAddr?: number): void;
   /** BROADCASTING: a listener call failed and its message was dropped (§7.3: no send-back, no retry). */
   consumeDropped(group: number, mq: number, offset: number, originKey: number, consumerAddr: number, nowUs: number): void;
   /**

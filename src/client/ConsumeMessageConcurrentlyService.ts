@@ -13,6 +13,7 @@ import { CLIENT_CONSTANTS, type ConsumerConfig } from "../scenario/defaults.ts";
 import { hashUniform } from "../sim/streams.ts";
 import type { ClientObserver, ClientStats } from "./ClientObserver.ts";
 import type { ConsumeListeners } from "./ConsumeListeners.ts";
+import type { ConsumeService } from "./ConsumeService.ts";
 import type { MessageColumns, ProcessQueue } from "./ProcessQueue.ts";
 import { ClientTimer } from "./timers.ts";
 import type { ClientTrace } from "./trace.ts";
@@ -28,6 +29,8 @@ export interface ConsumeHost {
   readonly maxReconsumeTimes: number;
   /** The offset store's updateOffset(mq, offset, increaseOnly=true), traced. */
   updateOffset(mq: number, offset: number, increaseOnly: boolean): void;
+  /** BROADCASTING: failed messages are dropped, never sent back (§7.3). */
+  readonly broadcasting: boolean;
 }
 
 /** Messages of a failed send-back, consumed again locally 5 s later (they never left the ProcessQueue). */
@@ -38,7 +41,7 @@ interface RetryTicket {
   localRetry: number;
 }
 
-export class ConsumeMessageConcurrentlyService {
+export class ConsumeMessageConcurrentlyService implements ConsumeService {
   /** The context's trace, kept at hand: it is written on every step. */
   private readonly trace: Trace;
   readonly threads: number;
@@ -108,7 +111,11 @@ export class ConsumeMessageConcurrentlyService {
   }
 
   /** §7.1 submitConsumeRequest: split into chunks of consumeMessageBatchMaxSize (the flag is ignored). */
-  submitConsumeRequest(msgs: MessageColumns, pq: ProcessQueue, mq: number, localRetry = 0): void {
+  submitConsumeRequest(msgs: MessageColumns, pq: ProcessQueue, mq: number, _dispatchToConsume = true): void {
+    this.submit(msgs, pq, mq, 0);
+  }
+
+  private submit(msgs: MessageColumns, pq: ProcessQueue, mq: number, localRetry: number): void {
     const count = msgs.count;
     for (let i = 0; i < count; i += this.batchMax) {
       const rows = this.freeBatches.pop() ?? new MessageBatch(this.batchMax);
@@ -204,6 +211,12 @@ export class ConsumeMessageConcurrentlyService {
       this.finish(worker);
       return;
     }
+    if (this.host.broadcasting) {
+      // BROADCASTING (§7.3): the failed messages are dropped with a warning; the offset moves past them.
+      for (let i = 0; i < w.count; i++) this.observer.consumeDropped(this.host.group, mq, w.offsets[i]!, w.originKey[i]!, this.host.addr, now);
+      this.finish(worker);
+      return;
+    }
     // RECONSUME_LATER: ackIndex = −1, every message is sent back, one synchronous RPC after another.
     this.wFailed[worker]!.length = 0;
     this.wSendIdx[worker] = -1;
@@ -269,7 +282,7 @@ export class ConsumeMessageConcurrentlyService {
     const t = this.tickets.get(ticket);
     if (!t) return;
     this.tickets.delete(ticket);
-    this.submitConsumeRequest(t.msgs, t.pq, t.mq, t.localRetry);
+    this.submit(t.msgs, t.pq, t.mq, t.localRetry);
   }
 
   private release(worker: number): void {
@@ -287,6 +300,11 @@ export class ConsumeMessageConcurrentlyService {
       if (!this.wPq[wk] || !w) continue;
       for (let i = 0; i < w.count; i++) fn(this.wMq[wk]!, w.offsets[i]!, w.originKey[i]!);
     }
+  }
+
+  /** No consumeLock in concurrent consumption. */
+  consumeLockBusyUntil(_pq: ProcessQueue): number {
+    return -1;
   }
 
   private growTasks(): void {

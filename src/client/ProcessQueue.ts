@@ -222,6 +222,24 @@ export class ProcessQueue {
     return this.consumingOffsets.length;
   }
 
+  /** The i-th taken message (consumingMsgOrderlyTreeMap, in the order taken): its offset and columns. */
+  takenOffset(i: number): number {
+    return this.consumingOffsets[i]!;
+  }
+  takenRow(i: number): MessageRow {
+    return this.consumingRows[i]!;
+  }
+
+  /** Calls fn for every taken message (in a listener call or awaiting its outcome). */
+  forEachTaken(fn: (offset: number, originKey: number) => void): void {
+    for (let i = 0; i < this.consumingOffsets.length; i++) fn(this.consumingOffsets[i]!, this.consumingRows[i]!.originKey);
+  }
+
+  /** Whether msgTreeMap holds anything (hasTempMessage; taken messages not included). */
+  get hasTempMessage(): boolean {
+    return !this.isEmpty;
+  }
+
   /** Empties both maps (offset reset). */
   clear(): void {
     while (!this.isEmpty) this.remove(this.lo);
@@ -241,8 +259,8 @@ export class ProcessQueue {
     if (!this.dropped) return;
     this.lo = 0;
     this.hi = -1;
-    this.consumingOffsets = [];
-    this.consumingRows = [];
+    // The consuming map stays: an orderly listener call may still be running on these messages, and
+    // its result commits them (a few rows at most).
     this.allocate(16);
   }
 
@@ -336,8 +354,9 @@ export class ProcessQueue {
   }
 }
 
-/** A taken (orderly) message's columns while it sits in the consuming map. */
-interface MessageRow {
+/** A taken (orderly) message's columns while it sits in the consuming map. reconsumeTimes is the
+ * client's local count: the orderly service adds one at every suspend (checkReconsumeTimes, §8.4). */
+export interface MessageRow {
   bodyBytes: number;
   originKey: number;
   originBornUs: number;

@@ -3,10 +3,12 @@
 import type { NodeContext } from "../net/Node.ts";
 import type { Trace } from "../sim/Trace.ts";
 import { PullSysFlag, ResponseCode } from "../protocol/codes.ts";
-import { PullMessageRequest, type PullMessageResponse } from "../protocol/commands.ts";
+import { PullMessageRequest, QueryConsumerOffsetRequest, type PullMessageResponse, type QueryConsumerOffsetResponse } from "../protocol/commands.ts";
 import { Pool } from "../protocol/Pool.ts";
 import type { Routes } from "../protocol/routes.ts";
 import { CLIENT_CONSTANTS } from "../scenario/defaults.ts";
+import { computePullFromWhere } from "./computePullFromWhere.ts";
+import { LocalFileOffsetStore } from "./LocalFileOffsetStore.ts";
 import type { ClientObserver, ClientStats } from "./ClientObserver.ts";
 import type { PullRequest } from "./PullRequest.ts";
 import type { PushConsumer } from "./PushConsumer.ts";
@@ -72,16 +74,61 @@ export class PullMessageService {
       this.trace.emit(this.T.flowControl, now, pr.mq, c.index, FLOW_KIND.size, cachedMiB);
       return this.executePullRequestLater(pr, fcDelay, LATER_REASON.flowControl);
     }
-    // Concurrent consumption only (the orderly branch of step 9 arrives with orderly consumption).
-    const span = pq.getMaxSpan();
-    if (span > cfg.consumeConcurrentlyMaxSpan) {
-      c.queueMaxSpanFlowControlTimes++;
-      this.stats.flowControl[FLOW_KIND.span]! += 1;
-      this.trace.emit(this.T.flowControl, now, pr.mq, c.index, FLOW_KIND.span, span);
-      return this.executePullRequestLater(pr, fcDelay, LATER_REASON.flowControl);
+    if (!c.orderly) {
+      // Step 8, concurrent consumption only: span flow control.
+      const span = pq.getMaxSpan();
+      if (span > cfg.consumeConcurrentlyMaxSpan) {
+        c.queueMaxSpanFlowControlTimes++;
+        this.stats.flowControl[FLOW_KIND.span]! += 1;
+        this.trace.emit(this.T.flowControl, now, pr.mq, c.index, FLOW_KIND.span, span);
+        return this.executePullRequestLater(pr, fcDelay, LATER_REASON.flowControl);
+      }
+    } else {
+      // Step 9, orderly: not locked at the broker → 1 s later; the first pull since the queue was added
+      // reads the start offset again from the offset store (§10.6) and starts there.
+      if (!pq.locked) return this.executePullRequestLater(pr, exc, LATER_REASON.notLocked);
+      if (!pr.previouslyLocked) return this.fixFirstPullOffset(pr);
     }
     const topic = this.routes.topicOf(pr.mq);
     if (!c.isSubscribed(topic)) return this.executePullRequestLater(pr, exc, LATER_REASON.noSubscription);
+    this.pullKernelImpl(pr, topic);
+  }
+
+  /**
+   * The orderly first pull's computePullFromWhereWithException (§2 step 9): READ_FROM_STORE is a broker
+   * query in CLUSTERING (answered in onFirstPullOffset), the local file in BROADCASTING.
+   */
+  private fixFirstPullOffset(pr: PullRequest): void {
+    const c = this.c;
+    if (c.offsetStore instanceof LocalFileOffsetStore) {
+      const stored = c.offsetStore.readFromStore(pr.mq);
+      if (stored >= 0) return this.firstPullAt(pr, stored);
+    }
+    // The broker query (also for a file without the entry: the max offset or the timestamp's).
+    const tsUs = this.ctx.nowUs - c.groupModel.consumeTimestampBeforeUs;
+    this.ctx.request(this.routes.brokerOf(pr.mq), new QueryConsumerOffsetRequest(c.group, pr.mq, tsUs), 5_000_000, -1 - pr.id);
+  }
+
+  /** The answer (null: time-out) of the orderly first pull's offset query. */
+  onFirstPullOffset(pr: PullRequest, resp: QueryConsumerOffsetResponse | null): void {
+    const c = this.c;
+    if (pr.pq.dropped) return pr.pq.release();
+    const stored = resp === null ? -2 : !c.clustering ? -1 : resp.code === ResponseCode.SUCCESS ? resp.offset : -1;
+    const offset = computePullFromWhere(c.groupModel.consumeFromWhere, this.routes.isRetryTopic(this.routes.topicOf(pr.mq)), {
+      stored, maxOffset: resp?.maxOffset ?? 0, searchOffset: resp?.searchOffset ?? 0,
+    });
+    // 5.x: a failed read or a negative result → try again in 1 s. 4.9 swallows the failure and pulls
+    // at −1: the broker answers OFFSET_MOVED to its min offset (broker spec §4.6, issues #1825, #2708).
+    if (offset < 0 && c.profile === "5.x") return this.executePullRequestLater(pr, c.config.pullTimeDelayMillsWhenException, LATER_REASON.exception);
+    this.firstPullAt(pr, offset);
+  }
+
+  private firstPullAt(pr: PullRequest, offset: number): void {
+    pr.previouslyLocked = true;
+    pr.nextOffset = offset;
+    // The rest of pullMessage from step 10, now rather than after another turn of the checks.
+    const topic = this.routes.topicOf(pr.mq);
+    if (!this.c.isSubscribed(topic)) return this.executePullRequestLater(pr, this.c.config.pullTimeDelayMillsWhenException, LATER_REASON.noSubscription);
     this.pullKernelImpl(pr, topic);
   }
 
@@ -95,7 +142,8 @@ export class PullMessageService {
       this.stats.pulls.exception++;
       return this.executePullRequestLater(pr, c.config.pullTimeDelayMillsWhenException, LATER_REASON.exception);
     }
-    const commit = c.offsetStore.readOffset(pr.mq);
+    // commitOffsetEnable only in CLUSTERING.
+    const commit = c.clustering ? c.offsetStore.readOffset(pr.mq) : -1;
     const req = this.requests.take();
     req.consumerGroup = c.group;
     req.mq = pr.mq;
@@ -165,10 +213,10 @@ export class PullMessageService {
     if (msgs.count === 0) return this.executePullRequestImmediately(pr);
     // No dropped check here (§4.3): a late response still fills a dead ProcessQueue.
     const pq = pr.pq;
-    pq.putMessage(msgs, resp.maxOffset);
+    const dispatch = pq.putMessage(msgs, resp.maxOffset);
     if (pq.msgCount > this.stats.pqCountMax) this.stats.pqCountMax = pq.msgCount;
     if (pq.msgSize > this.stats.pqBytesMax) this.stats.pqBytesMax = pq.msgSize;
-    c.consumeService.submitConsumeRequest(msgs, pq, pr.mq);
+    c.consumeService.submitConsumeRequest(msgs, pq, pr.mq, dispatch);
     if (c.config.pullInterval > 0) this.executePullRequestLater(pr, c.config.pullInterval, LATER_REASON.pullInterval);
     else this.executePullRequestImmediately(pr);
   }

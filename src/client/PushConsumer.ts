@@ -7,7 +7,8 @@ import type { Trace } from "../sim/Trace.ts";
 import { RequestCode } from "../protocol/codes.ts";
 import {
   ConsumerSendMsgBackRequest, HeartbeatRequest, UnregisterClientRequest, UpdateConsumerOffsetRequest,
-  type Command, type GetConsumerListResponse, type PullMessageResponse, type QueryConsumerOffsetResponse, type SubscriptionData,
+  type Command, type GetConsumerListResponse, type LockBatchResponse, type PullMessageResponse, type QueryConsumerOffsetResponse,
+  type SubscriptionData,
 } from "../protocol/commands.ts";
 import type { Routes } from "../protocol/routes.ts";
 import { CLIENT_CONSTANTS, type ConsumerConfig } from "../scenario/defaults.ts";
@@ -15,10 +16,14 @@ import type { GroupModel, Profile } from "../scenario/types.ts";
 import type { AllocateStrategy } from "./allocate/strategies.ts";
 import type { ClientObserver, ClientStats } from "./ClientObserver.ts";
 import { ConsumeMessageConcurrentlyService } from "./ConsumeMessageConcurrentlyService.ts";
+import { ConsumeMessageOrderlyService } from "./ConsumeMessageOrderlyService.ts";
 import type { ConsumeListeners } from "./ConsumeListeners.ts";
+import type { ConsumeService } from "./ConsumeService.ts";
+import { LocalFileOffsetStore, type LocalOffsetFile } from "./LocalFileOffsetStore.ts";
 import type { ProcessQueue } from "./ProcessQueue.ts";
 import { PullMessageService } from "./PullMessageService.ts";
 import { PullRequest } from "./PullRequest.ts";
+import { LOCK_COOKIE_KINDS, LockCookie } from "./QueueLocks.ts";
 import { RebalanceImpl } from "./RebalanceImpl.ts";
 import { RemoteBrokerOffsetStore } from "./RemoteBrokerOffsetStore.ts";
 import { ClientTimer } from "./timers.ts";
@@ -36,6 +41,8 @@ export interface ConsumerSetup {
   readonly observer: ClientObserver;
   /** The group's allocation strategy over global queue indexes. */
   readonly strategy: AllocateStrategy<number>;
+  /** BROADCASTING: the instance slot's offsets.json, kept by the host across restarts (§12.2). */
+  readonly localOffsetFile?: LocalOffsetFile;
 }
 
 /** One consumer instance: a node of the cluster. */
@@ -50,8 +57,13 @@ export class PushConsumer implements Node {
   readonly config: ConsumerConfig;
   readonly profile: Profile;
   readonly T: ClientTrace;
+  /** RemoteBrokerOffsetStore in CLUSTERING, its LocalFileOffsetStore subclass in BROADCASTING. */
   readonly offsetStore: RemoteBrokerOffsetStore;
-  readonly consumeService: ConsumeMessageConcurrentlyService;
+  readonly consumeService: ConsumeService;
+  /** The orderly service, when the group's listener is MessageListenerOrderly. */
+  readonly orderlyService: ConsumeMessageOrderlyService | null = null;
+  readonly orderly: boolean;
+  readonly clustering: boolean;
   readonly rebalance: RebalanceImpl;
   readonly pull: PullMessageService;
   /** Every PullRequest this incarnation made, by id. */
@@ -64,6 +76,8 @@ export class PushConsumer implements Node {
   queueFlowControlTimes = 0;
   queueMaxSpanFlowControlTimes = 0;
   private heartbeatRepliesAwaited = 0;
+  private suspendType = -1;
+  private lockType = -1;
   private readonly routes: Routes;
   private readonly brokerCount: number;
 
@@ -85,9 +99,17 @@ export class PushConsumer implements Node {
     this.brokerCount = setup.brokerCount;
     this.T = defineClientTrace(ctx.trace);
     this.config = { ...groupModel.config };
-    this.maxReconsumeTimes = this.config.maxReconsumeTimes === -1 ? 16 : this.config.maxReconsumeTimes;
-    this.offsetStore = new RemoteBrokerOffsetStore({ commitOffset: (mq, offset) => this.sendOffsetUpdate(mq, offset) });
-    this.consumeService = new ConsumeMessageConcurrentlyService(this, ctx, this.T, this.config, setup.profile, setup.routes, setup.listeners, setup.stats, setup.observer);
+    this.orderly = groupModel.consumeMode === "ORDERLY";
+    this.clustering = groupModel.messageModel === "CLUSTERING";
+    // maxReconsumeTimes −1: 16 for concurrent consumption, Integer.MAX_VALUE for orderly (§0.1).
+    const unlimited = this.orderly ? CLIENT_CONSTANTS.ORDERLY_MAX_RECONSUME_TIMES : 16;
+    this.maxReconsumeTimes = this.config.maxReconsumeTimes === -1 ? unlimited : this.config.maxReconsumeTimes;
+    this.offsetStore = this.clustering
+      ? new RemoteBrokerOffsetStore({ commitOffset: (mq, offset) => this.sendOffsetUpdate(mq, offset) })
+      : new LocalFileOffsetStore(setup.localOffsetFile ?? new Map());
+    const args = [ctx, this.T, this.config, setup.profile, setup.routes, setup.listeners, setup.stats, setup.observer] as const;
+    if (this.orderly) this.consumeService = this.orderlyService = new ConsumeMessageOrderlyService(this, ...args);
+    else this.consumeService = new ConsumeMessageConcurrentlyService(this, ...args);
     this.rebalance = new RebalanceImpl(this, ctx, this.T, setup.routes, setup.strategy, setup.observer);
     this.pull = new PullMessageService(this, ctx, this.T, setup.routes, setup.stats, setup.observer);
   }
@@ -100,12 +122,33 @@ export class PushConsumer implements Node {
     return this.ctx.addr;
   }
 
+  get broadcasting(): boolean {
+    return !this.clustering;
+  }
+
+  /** Trace types that only orderly runs use, defined on first use so other runs keep their codes. */
+  suspendTraceType(): number {
+    if (this.suspendType < 0) this.suspendType = this.trace.defineType("orderlySuspend", ["mq", "offset", "consumer", "reconsumeTimes"]);
+    return this.suspendType;
+  }
+  lockTraceType(): number {
+    if (this.lockType < 0) this.lockType = this.trace.defineType("lockState", ["mq", "consumer", "locked"]);
+    return this.lockType;
+  }
+
+  /** RebalanceImpl#lock(mq) for the orderly service's tryLockLaterAndReconsume. */
+  lockForReconsume(mq: number, ticket: number): void {
+    this.rebalance.locks.lock(mq, LockCookie.reconsume, ticket);
+  }
+
   // ---------------------------------------------------------------- lifecycle
 
   /** DefaultMQPushConsumerImpl#start (§12.4): copySubscription adds the retry topic; heartbeat; timers. */
   start(): void {
     const nowMs = Math.floor(this.ctx.nowUs / 1000);
-    const topics = [...this.groupModel.subscriptions.map((s) => s.topic), this.routes.retryTopic(this.group)];
+    // copySubscription adds %RETRY%<group> in CLUSTERING only (§12.4).
+    const topics = this.groupModel.subscriptions.map((s) => s.topic);
+    if (this.clustering) topics.push(this.routes.retryTopic(this.group));
     const name = (t: number) => this.routes.topicName(t);
     topics.sort((a, b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
     for (const t of topics) {
@@ -119,7 +162,9 @@ export class PushConsumer implements Node {
     this.sendHeartbeats(true);
     this.ctx.timer(CLIENT_CONSTANTS.PERSIST_INITIAL_DELAY * 1000, ClientTimer.PERSIST_ALL);
     this.ctx.timer(CLIENT_CONSTANTS.HEARTBEAT_INITIAL_DELAY * 1000, ClientTimer.HEARTBEAT);
-    this.ctx.timer(this.config.consumeTimeout * 60_000_000, ClientTimer.CLEAN_EXPIRED);
+    // The concurrent service's cleanExpiredMsg scheduler; the orderly one's lockMQPeriodically (CLUSTERING).
+    if (!this.orderly) this.ctx.timer(this.config.consumeTimeout * 60_000_000, ClientTimer.CLEAN_EXPIRED);
+    else if (this.clustering) this.ctx.timer(CLIENT_CONSTANTS.LOCK_ALL_INITIAL_DELAY * 1000, ClientTimer.LOCK_ALL);
   }
 
   /**
@@ -128,6 +173,8 @@ export class PushConsumer implements Node {
    */
   shutdown(): void {
     if (this.state !== "RUNNING") return;
+    // consumeMessageService.shutdown: the orderly service unlocks every queue (CLUSTERING, §8.1).
+    if (this.orderly && this.clustering) this.rebalance.locks.unlockAll();
     this.offsetStore.persistAll(this.rebalance.assignedQueues());
     for (let b = 0; b < this.brokerCount; b++) this.ctx.send(b, new UnregisterClientRequest(RequestCode.UNREGISTER_CLIENT, this.clientId, this.group));
     this.rebalance.destroy();
@@ -206,6 +253,13 @@ export class PushConsumer implements Node {
 
   /** An answer (response null: the request timed out) to a request this incarnation sent. */
   private answered(requestCode: number, cookie: number, response: Command | null): void {
+    if (requestCode === RequestCode.QUERY_CONSUMER_OFFSET && cookie < 0) {
+      // The orderly first pull's readOffset(READ_FROM_STORE) (§2 step 9).
+      const pr = this.pullRequests[-1 - cookie]!;
+      if (!this.alive) this.pull.abandon(pr);
+      else this.pull.onFirstPullOffset(pr, response as QueryConsumerOffsetResponse | null);
+      return;
+    }
     if (requestCode === RequestCode.PULL_MESSAGE) {
       const pr = this.pullRequests[cookie]!;
       if (!this.alive) this.pull.abandon(pr);
@@ -222,7 +276,19 @@ export class PushConsumer implements Node {
       case RequestCode.HEART_BEAT:
         return this.onHeartbeatDone();
       case RequestCode.CONSUMER_SEND_MSG_BACK:
+      case RequestCode.SEND_MESSAGE:
         return this.consumeService.onSendBackResponse(cookie, response);
+      case RequestCode.LOCK_BATCH_MQ: {
+        const locked = this.rebalance.locks.onAnswer(cookie, response as LockBatchResponse | null);
+        const kind = cookie % LOCK_COOKIE_KINDS;
+        const n = Math.floor(cookie / LOCK_COOKIE_KINDS);
+        if (kind === LockCookie.rebalance) this.rebalance.onLockAnswer(n, locked);
+        else if (kind === LockCookie.reconsume) {
+          const mq = this.orderlyService!.laterQueue(n);
+          this.orderlyService!.onTryLockAnswer(n, locked !== null && mq >= 0 && locked.has(mq));
+        }
+        return;
+      }
     }
   }
 
@@ -252,6 +318,16 @@ export class PushConsumer implements Node {
         return this.consumeService.onConsumeDone(arg);
       case ClientTimer.LOCAL_RETRY:
         return this.consumeService.onLocalRetry(arg);
+      case ClientTimer.TRY_LOCK_LATER:
+        return this.orderlyService!.onTryLockDue(arg);
+      case ClientTimer.LOCK_ALL:
+        this.rebalance.locks.lockAll();
+        this.ctx.timer(CLIENT_CONSTANTS.REBALANCE_LOCK_INTERVAL * 1000, ClientTimer.LOCK_ALL);
+        return;
+      case ClientTimer.UNLOCK_DELAYED:
+        return this.rebalance.locks.onDelayedUnlock(arg);
+      case ClientTimer.REBALANCE_LATER:
+        return this.rebalance.wakeup();
     }
   }
 

@@ -1,22 +1,28 @@
-// RebalanceService (§10.1) and RebalanceImpl / RebalancePushImpl (§10.2–§10.6) for CLUSTERING,
-// concurrent consumption. A rebalance blocks RebalanceService while it waits for the broker's answers,
-// so here it is a small state machine: each topic in name order is allocated (after asking a broker for
-// the group's consumer ids), its surplus queues dropped, its new queues' start offsets asked for; when
-// the answers are back the ProcessQueues and PullRequests are created, messageQueueChanged runs, and the
-// next topic follows.
+// RebalanceService (§10.1) and RebalanceImpl / RebalancePushImpl (§10.2–§10.6). A rebalance blocks
+// RebalanceService while it waits for the broker's answers, so here it is a small state machine: each
+// topic in name order is allocated (CLUSTERING: after asking a broker for the group's consumer ids;
+// BROADCASTING: every queue), its surplus queues dropped, its new queues locked at their brokers (orderly
+// CLUSTERING) and their start offsets asked for; when the answers are back the ProcessQueues and
+// PullRequests are created, messageQueueChanged runs, and the next topic follows. The RPCs of one step
+// go out together rather than one after another (RocketMQ sends them in turn, each waiting for its
+// answer): a rebalance takes one round trip per step instead of one per queue.
 import type { NodeContext } from "../net/Node.ts";
 import type { Trace } from "../sim/Trace.ts";
 import { ResponseCode } from "../protocol/codes.ts";
-import { GetConsumerListRequest, QueryConsumerOffsetRequest, type GetConsumerListResponse, type QueryConsumerOffsetResponse } from "../protocol/commands.ts";
+import {
+  GetConsumerListRequest, QueryConsumerOffsetRequest, type GetConsumerListResponse, type LockBatchResponse, type QueryConsumerOffsetResponse,
+} from "../protocol/commands.ts";
 import type { Routes } from "../protocol/routes.ts";
 import { CLIENT_CONSTANTS } from "../scenario/defaults.ts";
 import type { Rng } from "../sim/streams.ts";
 import type { AllocateStrategy } from "./allocate/strategies.ts";
 import type { ClientObserver } from "./ClientObserver.ts";
 import { computePullFromWhere, type StartOffsetFacts } from "./computePullFromWhere.ts";
+import { LocalFileOffsetStore } from "./LocalFileOffsetStore.ts";
 import { ProcessQueue } from "./ProcessQueue.ts";
 import type { PullRequest } from "./PullRequest.ts";
 import type { PushConsumer } from "./PushConsumer.ts";
+import { LockCookie, QueueLocks } from "./QueueLocks.ts";
 import { ClientTimer } from "./timers.ts";
 import { DROP_REASON, LATER_REASON, type ClientTrace } from "./trace.ts";
 
@@ -25,22 +31,33 @@ export const QUERY_SLOT_SPAN = 65536;
 /** RemoteBrokerOffsetStore's query time-out (§0.4). */
 const OFFSET_RPC_TIMEOUT_US = 5_000_000;
 
-/** A new queue's start-offset question and, once back, its answer (stored −2: no answer). */
+/** A new queue's lock and start-offset questions and, once back, their answers (stored −2: no answer). */
 interface QuerySlot extends StartOffsetFacts {
   mq: number;
+  /** Orderly CLUSTERING: whether lock(mq) succeeded. */
+  locked: boolean;
+  /** Whether the broker must be asked (BROADCASTING asks only when the local file has no offset). */
+  ask: boolean;
 }
 
 export class RebalanceImpl {
   /** The context's trace, kept at hand: it is written on every step. */
   private readonly trace: Trace;
-  /** processQueueTable: mq → ProcessQueue. */
+  /** processQueueTable: mq → ProcessQueue (orderly: dropped ones whose removal failed stay in it). */
   private readonly table = new Map<number, ProcessQueue>();
+  /** ProcessQueues of the table whose ownership already ended (dropped, told to the observer). */
+  private readonly closed = new Set<ProcessQueue>();
   private readonly requests = new Map<number, PullRequest>();
   private timerId = -1;
   private running = false;
   private wakeupPending = false;
   private cidSerial = 0;
   private querySerial = 0;
+  private lockSerial = 0;
+  private pendingLocks = 0;
+  /** Orderly CLUSTERING: new queues are locked first (needLock = isOrder, §10.3). */
+  private readonly needLock: boolean;
+  readonly locks: QueueLocks;
   private lastRebalanceUs = 0;
   // Progress of the rebalance in flight.
   private topicCursor = 0;
@@ -64,6 +81,8 @@ export class RebalanceImpl {
   ) {
     this.trace = ctx.trace;
     this.brokerPick = ctx.rng(`consumer/${consumer.clientId}/findConsumerIdList`);
+    this.needLock = consumer.orderly && consumer.clustering;
+    this.locks = new QueueLocks(consumer, ctx, routes, observer, this.table);
   }
 
   /** RebalanceService thread start: its first wait is the full interval unless woken. */
@@ -124,6 +143,8 @@ export class RebalanceImpl {
     const topic = topics[this.topicCursor++]!;
     const route = this.routes.topics[topic]!;
     if (route.queues.length === 0) return this.nextTopic();
+    // BROADCASTING: every readable queue of the topic is this instance's (§10.3).
+    if (!c.clustering) return this.allocatedTopic(topic, this.routes.topicQueues(topic));
     // findConsumerIdList: GET_CONSUMER_LIST_BY_GROUP to a random broker of the topic, a synchronous
     // RPC (time-out mqClientApiTimeout); a failure returns null and the topic is left alone (§10.3).
     const broker = route.brokers[Math.floor(this.brokerPick() * route.brokers.length)]!;
@@ -147,36 +168,74 @@ export class RebalanceImpl {
       this.balanced = false; // an allocation exception ends this topic's rebalance (§10.3)
       return this.nextTopic();
     }
+    this.allocatedTopic(topic, allocation);
+  }
+
+  /** updateProcessQueueTableInRebalance (§10.3) with the topic's allocation. */
+  private allocatedTopic(topic: number, allocation: readonly number[]): void {
+    const now = this.ctx.nowUs;
     this.allocated = new Set(allocation);
     this.changed = false;
-    // updateProcessQueueTableInRebalance step 1–2: drop what is no longer ours, or whose pull loop died.
+    // Steps 1–2: drop what is no longer ours, or whose pull loop died; remove what removal lets go.
     for (const mq of this.queuesOfTopic(topic)) {
       const pq = this.table.get(mq)!;
-      if (!this.allocated.has(mq)) {
-        pq.dropped = true;
-        this.removeUnnecessary(mq, DROP_REASON.notAssigned);
-        this.changed = true;
-      } else if (pq.isPullExpired(now, CLIENT_CONSTANTS.PULL_MAX_IDLE_TIME)) {
-        pq.dropped = true;
-        this.removeUnnecessary(mq, DROP_REASON.pullExpired);
-        this.changed = true;
-      }
+      let reason = -1;
+      if (!this.allocated.has(mq)) reason = DROP_REASON.notAssigned;
+      else if (pq.isPullExpired(now, CLIENT_CONSTANTS.PULL_MAX_IDLE_TIME)) reason = DROP_REASON.pullExpired;
+      if (reason < 0) continue;
+      pq.dropped = true;
+      this.remove(mq, pq, reason);
     }
-    // Step 3: new queues — removeDirtyOffset, then ask the broker where to start.
+    // Step 3: new queues — lock them (orderly CLUSTERING), then removeDirtyOffset and ask where to start.
     this.slots = [];
+    for (const mq of this.routes.topicQueues(topic)) {
+      if (!this.allocated.has(mq) || this.table.has(mq)) continue;
+      this.slots.push({ mq, stored: -2, maxOffset: 0, searchOffset: 0, locked: true, ask: true });
+    }
+    if (!this.needLock || this.slots.length === 0) return this.askStartOffsets(topic);
+    const serial = ++this.lockSerial;
+    this.pendingLocks = this.slots.length;
+    for (let i = 0; i < this.slots.length; i++) this.locks.lock(this.slots[i]!.mq, LockCookie.rebalance, i + serial * QUERY_SLOT_SPAN);
+  }
+
+  /** The answer (null: time-out) of a new queue's lock(mq) for the rebalance in flight. */
+  onLockAnswer(n: number, locked: ReadonlySet<number> | null): void {
+    const slot = n % QUERY_SLOT_SPAN;
+    if (!this.running || Math.floor(n / QUERY_SLOT_SPAN) !== this.lockSerial || this.pendingLocks === 0) return;
+    const s = this.slots[slot]!;
+    s.locked = locked !== null && locked.has(s.mq);
+    if (--this.pendingLocks > 0) return;
+    const refused = this.slots.filter((x) => !x.locked).length;
+    this.slots = this.slots.filter((x) => x.locked);
+    if (refused > 0) {
+      // "add a new mq failed, because lock failed": skipped; 5.x asks for a rebalance in 500 ms.
+      this.balanced = false;
+      if (this.consumer.profile === "5.x") this.ctx.timer(CLIENT_CONSTANTS.REBALANCE_LATER_ON_LOCK_FAIL * 1000, ClientTimer.REBALANCE_LATER);
+    }
+    this.askStartOffsets(this.consumer.subscribedTopics[this.topicCursor - 1]!);
+  }
+
+  /** removeDirtyOffset, then readOffset(READ_FROM_STORE) and the broker's max / timestamp offsets (§10.6). */
+  private askStartOffsets(topic: number): void {
+    const c = this.consumer;
+    const tsUs = this.ctx.nowUs - c.groupModel.consumeTimestampBeforeUs;
+    const local = c.offsetStore instanceof LocalFileOffsetStore ? c.offsetStore : null;
     this.pendingAnswers = 0;
     const querySerial = ++this.querySerial;
-    const tsUs = now - c.groupModel.consumeTimestampBeforeUs;
-    for (const mq of mqAll) {
-      if (!this.allocated.has(mq) || this.table.has(mq)) continue;
-      c.offsetStore.removeOffset(mq);
-      const slot = this.slots.length;
-      this.slots.push({ mq, stored: -2, maxOffset: 0, searchOffset: 0 });
+    for (let slot = 0; slot < this.slots.length; slot++) {
+      const s = this.slots[slot]!;
+      c.offsetStore.removeOffset(s.mq);
+      if (local !== null) {
+        // LocalFileOffsetStore: the file answers; only without an entry is the broker asked (max offset…).
+        s.stored = local.readFromStore(s.mq);
+        s.ask = s.stored < 0;
+        if (!s.ask) continue;
+      }
       this.pendingAnswers++;
       // QUERY_CONSUMER_OFFSET is a synchronous RPC (time-out 5 s): no answer reads as an error (−2).
-      this.ctx.request(this.routes.brokerOf(mq), new QueryConsumerOffsetRequest(c.group, mq, tsUs), OFFSET_RPC_TIMEOUT_US, slot + querySerial * QUERY_SLOT_SPAN);
+      this.ctx.request(this.routes.brokerOf(s.mq), new QueryConsumerOffsetRequest(c.group, s.mq, tsUs), OFFSET_RPC_TIMEOUT_US, slot + querySerial * QUERY_SLOT_SPAN);
     }
-    if (this.pendingAnswers === 0) this.topicDone(topic);
+    if (this.pendingAnswers === 0) this.createQueues(topic);
   }
 
   /** A QUERY_CONSUMER_OFFSET answer (null: time-out) for the rebalance with this cookie's serial. */
@@ -184,16 +243,21 @@ export class RebalanceImpl {
     const slot = cookie % QUERY_SLOT_SPAN;
     const serial = Math.floor(cookie / QUERY_SLOT_SPAN);
     if (!this.running || serial !== this.querySerial) return;
+    const s = this.slots[slot]!;
     if (response !== null) {
-      const s = this.slots[slot]!;
-      s.stored = response.code === ResponseCode.SUCCESS ? response.offset : -1;
+      // BROADCASTING keeps no offset at the broker: the file already said "none" (−1).
+      s.stored = !this.consumer.clustering ? -1 : response.code === ResponseCode.SUCCESS ? response.offset : -1;
       s.maxOffset = response.maxOffset;
       s.searchOffset = response.searchOffset;
-    }
+    } else if (!this.consumer.clustering) s.stored = -2;
     if (--this.pendingAnswers > 0) return;
+    this.createQueues(this.consumer.subscribedTopics[this.topicCursor - 1]!);
+  }
+
+  /** Step 3's end: a ProcessQueue (locked = true) and a PullRequest for every queue with a start offset. */
+  private createQueues(topic: number): void {
     const c = this.consumer;
     const now = this.ctx.nowUs;
-    const topic = c.subscribedTopics[this.topicCursor - 1]!;
     const isRetry = this.routes.isRetryTopic(topic);
     const created: PullRequest[] = [];
     for (const slot of this.slots) {
@@ -206,7 +270,8 @@ export class RebalanceImpl {
       pq.locked = true;
       this.table.set(slot.mq, pq);
       this.observer.queueOpened(c.group, slot.mq, c.addr, c.clientId, now);
-      this.observer.startOffsetChosen(c.group, slot.mq, nextOffset, slot.stored >= 0);
+      if (this.needLock) this.observer.lockRefreshed(c.group, slot.mq, c.addr, now);
+      this.observer.startOffsetChosen(c.group, slot.mq, nextOffset, slot.stored >= 0, c.addr);
       const pr = c.newPullRequest(slot.mq, pq, nextOffset);
       this.requests.set(slot.mq, pr);
       this.trace.emit(this.T.pqCreated, now, slot.mq, c.index, nextOffset);
@@ -248,23 +313,44 @@ export class RebalanceImpl {
     c.sendHeartbeats(false);
   }
 
-  /** removeUnnecessaryMessageQueue, concurrent (§10.5): persist, forget the offset, remove. */
-  private removeUnnecessary(mq: number, reason: number): void {
+  /**
+   * A dropped ProcessQueue: removeUnnecessaryMessageQueue (§10.5) — concurrent and BROADCASTING: persist,
+   * forget the offset, remove; orderly CLUSTERING: QueueLocks decides, and a queue it cannot release yet
+   * stays in the table, dropped, until a later rebalance manages. Its ownership ends now either way.
+   */
+  private remove(mq: number, pq: ProcessQueue, reason: number): void {
     const c = this.consumer;
-    const now = this.ctx.nowUs;
-    c.offsetStore.persist(mq);
-    c.offsetStore.removeOffset(mq);
-    this.table.delete(mq);
-    this.requests.delete(mq);
-    this.observer.queueClosed(c.group, mq, c.addr, now);
-    this.trace.emit(this.T.pqDropped, now, mq, c.index, reason);
+    let removed = true;
+    if (this.needLock) removed = this.locks.removeOrderly(mq, pq);
+    else {
+      c.offsetStore.persist(mq);
+      c.offsetStore.removeOffset(mq);
+    }
+    this.close(mq, pq, reason);
+    if (removed) {
+      this.table.delete(mq);
+      this.requests.delete(mq);
+      this.closed.delete(pq);
+      this.changed = true;
+    }
   }
 
-  /** removeProcessQueue (OFFSET_ILLEGAL path): remove from the table, mark dropped, clean up. */
+  /** Tells the observer (once) that this ProcessQueue no longer consumes its queue. */
+  private close(mq: number, pq: ProcessQueue, reason: number): void {
+    if (this.closed.has(pq)) return;
+    this.closed.add(pq);
+    this.observer.queueClosed(this.consumer.group, mq, this.consumer.addr, this.ctx.nowUs);
+    this.trace.emit(this.T.pqDropped, this.ctx.nowUs, mq, this.consumer.index, reason);
+  }
+
+  /** removeProcessQueue (OFFSET_ILLEGAL path): out of the table whatever removal says, dropped, cleaned up. */
   removeProcessQueue(mq: number, pq: ProcessQueue): void {
     if (this.table.get(mq) !== pq) return;
     pq.dropped = true;
-    this.removeUnnecessary(mq, DROP_REASON.offsetIllegal);
+    this.remove(mq, pq, DROP_REASON.offsetIllegal);
+    this.table.delete(mq);
+    this.requests.delete(mq);
+    this.closed.delete(pq);
   }
 
   /** The queues of a topic in the table, ascending global index (= MessageQueue order). */
@@ -280,9 +366,10 @@ export class RebalanceImpl {
     const now = this.ctx.nowUs;
     for (const [mq, pq] of this.table) {
       pq.dropped = true;
-      this.observer.queueClosed(c.group, mq, c.addr, now);
+      if (!this.closed.has(pq)) this.observer.queueClosed(c.group, mq, c.addr, now);
     }
     this.table.clear();
+    this.closed.clear();
     this.requests.clear();
     if (this.timerId >= 0) this.ctx.cancelTimer(this.timerId);
     this.timerId = -1;

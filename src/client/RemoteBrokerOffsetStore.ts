@@ -13,9 +13,9 @@ export const enum ReadOffsetType {
 }
 
 export class RemoteBrokerOffsetStore {
-  private readonly values = new Map<number, number>();
+  protected readonly values = new Map<number, number>();
   /** Queues whose entry is frozen by updateAndFreezeOffset (5.2.0+, ControllableOffset). */
-  private readonly frozen = new Set<number>();
+  protected readonly frozen = new Set<number>();
 
   constructor(private readonly committer: OffsetCommitter) {}
 

@@ -9,8 +9,8 @@ import { TestContext, type RecordedRequest } from "../net/testContext.ts";
 import { brokerAddr, clientAddr } from "../protocol/address.ts";
 import { PullSysFlag, RequestCode, ResponseCode } from "../protocol/codes.ts";
 import {
-  GetConsumerListResponse, MessageBatch, PullMessageResponse, QueryConsumerOffsetResponse, SimpleResponse,
-  type Command, type PullMessageRequest, type QueryConsumerOffsetRequest, type UpdateConsumerOffsetRequest,
+  GetConsumerListResponse, LockBatchResponse, MessageBatch, PullMessageResponse, QueryConsumerOffsetResponse, SimpleResponse,
+  type Command, type LockBatchRequest, type PullMessageRequest, type QueryConsumerOffsetRequest, type UpdateConsumerOffsetRequest,
 } from "../protocol/commands.ts";
 import { Routes } from "../protocol/routes.ts";
 import { normalizeScenario } from "../scenario/normalize.ts";
@@ -54,6 +54,9 @@ export interface TinyScenario {
   tags?: Record<string, number>;
   /** G's subscription expression on T ("*" by default). */
   subscribe?: string;
+  /** G's listener kind and message model (CONCURRENTLY, CLUSTERING by default). */
+  consumeMode?: "CONCURRENTLY" | "ORDERLY";
+  messageModel?: "CLUSTERING" | "BROADCASTING";
 }
 
 /** The normalised model of the tiny scenario (the same input the old world tests used). */
@@ -71,6 +74,8 @@ export function tinyModel(s: TinyScenario = {}): Model {
   };
   if (s.config !== undefined) group.config = s.config;
   if (s.consumeFromWhere !== undefined) group.consumeFromWhere = s.consumeFromWhere;
+  if (s.consumeMode !== undefined) group.consumeMode = s.consumeMode;
+  if (s.messageModel !== undefined) group.messageModel = s.messageModel;
   const brokers = Array.from({ length: s.brokers ?? 1 }, (_, i) => ({ name: `broker-${String.fromCharCode(97 + i)}` }));
   return normalizeScenario({
     name: "tiny",
@@ -156,7 +161,10 @@ export interface ConsumerBench {
  * Instance `instance` of group G of the tiny scenario (or of `model`), built as the cluster builds one —
  * routes, listeners, the group's allocation strategy — on a fresh TestContext at `nowUs`. Not started.
  */
-export function tinyConsumer(s: TinyScenario = {}, options: { instance?: number; model?: Model; nowUs?: number } = {}): ConsumerBench {
+export function tinyConsumer(
+  s: TinyScenario = {},
+  options: { instance?: number; model?: Model; nowUs?: number; localOffsetFile?: Map<number, number> } = {},
+): ConsumerBench {
   const model = options.model ?? tinyModel(s);
   const instance = options.instance ?? 0;
   const g = model.groups[0]!;
@@ -172,6 +180,7 @@ export function tinyConsumer(s: TinyScenario = {}, options: { instance?: number;
   ctx.nowUs = options.nowUs ?? 0;
   const c = new PushConsumer(ctx, instance, 0, g, instance, g.clientIds[instance]!, {
     routes, profile: model.profile, brokerCount: model.brokers.length, listeners, stats, observer, strategy,
+    localOffsetFile: options.localOffsetFile,
   });
   return {
     model, routes, ctx, c, stats, listeners, observer,
@@ -362,8 +371,10 @@ export interface BrokerPlay {
    * (15 s) and answered NO_NEW_MSG. Every pull is held by default.
    */
   pull?: (req: PullMessageRequest) => PullMessageResponse | null;
-  /** CONSUMER_SEND_MSG_BACK: the answer's code (SUCCESS by default). */
+  /** CONSUMER_SEND_MSG_BACK and the orderly retry SEND_MESSAGE: the answer's code (SUCCESS by default). */
   sendBackCode?: number;
+  /** LOCK_BATCH_MQ: the queues of the request the broker locks for the client (all of them by default). */
+  lock?: (mqs: readonly number[], nowUs: number) => readonly number[];
   /** Requests that are lost (or whose answers are): the consumer's time-out fires instead. */
   lose?: (r: RecordedRequest) => boolean;
 }
@@ -441,8 +452,14 @@ function outcome(b: ConsumerBench, r: RecordedRequest, play: BrokerPlay, startUs
       answer = () => queryAnswer(b, r, play);
       break;
     case RequestCode.CONSUMER_SEND_MSG_BACK:
+    case RequestCode.SEND_MESSAGE:
       answer = () => new SimpleResponse(play.sendBackCode ?? ResponseCode.SUCCESS);
       break;
+    case RequestCode.LOCK_BATCH_MQ: {
+      const asked = (r.msg as LockBatchRequest).mqs;
+      answer = () => new LockBatchResponse(play.lock ? [...play.lock(asked, b.ctx.nowUs)] : [...asked]);
+      break;
+    }
     case RequestCode.PULL_MESSAGE: {
       const req = r.msg as PullMessageRequest;
       const resp = play.pull?.(req) ?? null;

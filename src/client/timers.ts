@@ -16,6 +16,14 @@ export const enum ClientTimer {
   CLEAN_EXPIRED = 7,
   /** A listener call returns [worker]. */
   CONSUME_DONE = 8,
-  /** The 5 s local retry of messages whose send-back failed [ticket]. */
+  /** The 5 s local retry of messages whose send-back failed; orderly: submitConsumeRequestLater [ticket]. */
   LOCAL_RETRY = 9,
+  /** Orderly: tryLockLaterAndReconsume's lock is due [ticket]. */
+  TRY_LOCK_LATER = 10,
+  /** Orderly, CLUSTERING: lockMQPeriodically → lockAll (1 s after start, then every 20 s). */
+  LOCK_ALL = 11,
+  /** Orderly, 4.9: the delayed unlock of a removed queue that still had cached messages [ticket]. */
+  UNLOCK_DELAYED = 12,
+  /** MQClientInstance#rebalanceLater(500) after a lock refused while adding a queue (5.x). */
+  REBALANCE_LATER = 13,
 }

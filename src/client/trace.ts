@@ -50,4 +50,6 @@ export const LATER_REASON = {
   brokerFlowControl: 5,
   pullInterval: 6,
   newQueue: 7,
+  /** Orderly: the ProcessQueue is not locked at its broker (§2 step 9). */
+  notLocked: 8,
 } as const;

@@ -58,8 +58,13 @@ export class FaultPlan {
         return f.consumers.map((c) => (this.startInstance(c) ? cl.consumers[c]!.clientId : null)).filter(Boolean).join(", ") + " started";
       case "consumerStop":
         return this.describeStops(f.consumers, (c) => cl.consumers[c]!.shutdown(), "stopped cleanly");
-      case "consumerCrash":
-        return this.describeStops(f.consumers, (c) => cl.consumers[c]!.crash(f.mode), `crashed (${f.mode})`);
+      case "consumerCrash": {
+        const what = `crashed (${f.mode}${f.loseLocalOffsets ? ", local offsets lost" : ""})`;
+        return this.describeStops(f.consumers, (c) => {
+          cl.consumers[c]!.crash(f.mode);
+          if (f.loseLocalOffsets) cl.localOffsetFiles[c]?.clear();
+        }, what);
+      }
       case "pause":
         for (const c of f.consumers) cl.consumers[c]!.paused = true;
         return `${f.consumers.length} instance(s) paused`;

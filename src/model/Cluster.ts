@@ -11,6 +11,7 @@ import type { BrokerObserver } from "../broker/BrokerObserver.ts";
 import { makeStrategy, type AllocateStrategy } from "../client/allocate/strategies.ts";
 import { ClientStats, type ClientObserver } from "../client/ClientObserver.ts";
 import { ConsumeListeners } from "../client/ConsumeListeners.ts";
+import type { LocalOffsetFile } from "../client/LocalFileOffsetStore.ts";
 import { PushConsumer, type ConsumerSetup } from "../client/PushConsumer.ts";
 import { ClientTimer } from "../client/timers.ts";
 import { Network } from "../net/Network.ts";
@@ -44,6 +45,8 @@ export class Cluster {
   readonly listeners: ConsumeListeners;
   readonly clientStats = new ClientStats();
   readonly reclaimer: StorageReclaimer;
+  /** Each instance slot's local offset file (BROADCASTING, §12.2): its host's disk, kept across restarts. */
+  readonly localOffsetFiles: LocalOffsetFile[] = [];
   /** Rebalance counters of incarnations that were replaced. */
   retiredRebalanceRuns = 0;
   retiredRebalanceChanges = 0;
@@ -111,6 +114,7 @@ export class Cluster {
     const setup: ConsumerSetup = {
       routes: this.routes, profile: this.model.profile, brokerCount: this.brokers.length, listeners: this.listeners,
       stats: this.clientStats, observer: this.observer, strategy: this.strategies[group]!,
+      localOffsetFile: (this.localOffsetFiles[slot] ??= new Map()),
     };
     const addr = clientAddr(slot, epoch);
     const c = new PushConsumer(this.transport.context(addr), slot, epoch, this.model.groups[group]!, instance, clientId, setup);

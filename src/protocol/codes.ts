@@ -4,6 +4,7 @@
 
 /** RequestCode: what a request asks for. Only the codes the model exchanges are listed. */
 export const enum RequestCode {
+  SEND_MESSAGE = 10,
   PULL_MESSAGE = 11,
   QUERY_CONSUMER_OFFSET = 14,
   UPDATE_CONSUMER_OFFSET = 15,
@@ -26,6 +27,7 @@ export const enum ResponseCode {
   SUCCESS = 0,
   SYSTEM_ERROR = 1,
   SYSTEM_BUSY = 2,
+  NO_PERMISSION = 16,
   TOPIC_NOT_EXIST = 17,
   PULL_NOT_FOUND = 19,
   PULL_RETRY_IMMEDIATELY = 20,

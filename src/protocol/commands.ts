@@ -320,6 +320,16 @@ export class ConsumerSendMsgBackRequest extends Command {
   }
 }
 
+/**
+ * SEND_MESSAGE of a retry message to %RETRY%<group> by the client instance's internal producer: the
+ * orderly service's sendMessageBack once a message reached maxReconsumeTimes (spec §8.4). The broker
+ * decides by SendMessageProcessor#handleRetryAndDLQ: `reconsumeTimes` is the RECONSUME_TIME property
+ * (4.9: the message's count; 5.x: count + 1), `delayLevel` 3 + count.
+ */
+export class SendRetryMessageRequest extends ConsumerSendMsgBackRequest {
+  override code: number = RequestCode.SEND_MESSAGE;
+}
+
 export class SimpleResponse extends Command {
   constructor(public code: number) {
     super();
@@ -328,7 +338,7 @@ export class SimpleResponse extends Command {
 
 // ---------------------------------------------------------------------------- locks (orderly, §8.5)
 
-/** LOCK_BATCH_MQ (orderly consumption; not sent yet). */
+/** LOCK_BATCH_MQ: lock these queues of the group for this client id (orderly consumption, §8.5). */
 export class LockBatchRequest extends Command {
   code: number = RequestCode.LOCK_BATCH_MQ;
   constructor(
@@ -347,7 +357,7 @@ export class LockBatchResponse extends Command {
   }
 }
 
-/** UNLOCK_BATCH_MQ (orderly consumption; not sent yet). */
+/** UNLOCK_BATCH_MQ: release the locks this client id holds on these queues (oneway here, §10.5). */
 export class UnlockBatchRequest extends Command {
   code: number = RequestCode.UNLOCK_BATCH_MQ;
   constructor(

@@ -102,6 +102,25 @@ export const CLIENT_CONSTANTS = Object.freeze({
   PERSIST_INITIAL_DELAY: 10_000,
   HEARTBEAT_INITIAL_DELAY: 1000,
   SEND_BACK_EXPIRED_DELAY_LEVEL: 3,
+  // Orderly consumption (§0.4, §8, §10.5).
+  /** ProcessQueue REBALANCE_LOCK_MAX_LIVE_TIME: a lock not refreshed for this long counts as expired. */
+  REBALANCE_LOCK_MAX_LIVE_TIME: 30_000,
+  /** REBALANCE_LOCK_INTERVAL: lockAll's period; its first run is LOCK_ALL_INITIAL_DELAY after start. */
+  REBALANCE_LOCK_INTERVAL: 20_000,
+  LOCK_ALL_INITIAL_DELAY: 1000,
+  /** Time-out of LOCK_BATCH_MQ / UNLOCK_BATCH_MQ. */
+  LOCK_RPC_TIMEOUT: 1000,
+  /** ConsumeMessageOrderlyService MAX_TIME_CONSUME_CONTINUOUSLY. */
+  MAX_TIME_CONSUME_CONTINUOUSLY: 60_000,
+  /** RebalancePushImpl UNLOCK_DELAY_TIME_MILLS: 4.9's delayed unlock; 5.x's forced removal. */
+  UNLOCK_DELAY_TIME_MILLS: 20_000,
+  /** How long removal waits for a queue's consumeLock: 4.9 tryLock(1000), 5.x writeLock().tryLock(500). */
+  CONSUME_LOCK_WAIT_49: 1000,
+  CONSUME_LOCK_WAIT_5X: 500,
+  /** rebalanceLater's delay after a new queue could not be locked (5.x). */
+  REBALANCE_LATER_ON_LOCK_FAIL: 500,
+  /** maxReconsumeTimes −1 for an orderly consumer: Integer.MAX_VALUE (§0.1). */
+  ORDERLY_MAX_RECONSUME_TIMES: 2_147_483_647,
 });
 
 /** Options of the allocation strategies (spec §11) that a group's "allocate" setting may leave out. */
