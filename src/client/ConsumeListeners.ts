@@ -3,7 +3,9 @@
 // the same way again (a poison message fails every time). Faults change a group's behaviour for a while
 // and arm hung calls on a queue. One object per run, shared by every instance of every group.
 import type { Dist } from "../scenario/distKinds.ts";
-import type { GroupModel } from "../scenario/types.ts";
+import type { GroupModel, OrderlyResults } from "../scenario/types.ts";
+
+export type { OrderlyResults };
 
 export interface ListenerBehaviour {
   consumeTime: Dist;
@@ -19,12 +21,17 @@ export class ConsumeListeners {
   private readonly hangs = new Map<number, number>();
 
   constructor(
-    groups: readonly GroupModel[],
+    private readonly groups: readonly GroupModel[],
     private readonly seed: number,
   ) {
     this.behaviour = groups.map((g) => ({
       consumeTime: g.consumeTime, failureProbability: g.failureProbability, poisonFraction: g.poisonFraction, hangFraction: g.hangFraction,
     }));
+  }
+
+  /** What an orderly listener returns and whether its context auto-commits (§8.4). */
+  orderlyResultsOf(group: number): OrderlyResults {
+    return this.groups[group]!.orderlyResults;
   }
 
   /** The hash seed of a group's listener: its behaviour is per group, not per instance. */

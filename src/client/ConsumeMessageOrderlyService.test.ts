@@ -194,6 +194,56 @@ describe("processConsumeResult: SUSPEND_CURRENT_QUEUE_A_MOMENT and checkReconsum
   });
 });
 
+describe("processConsumeResult: autoCommit and the listener's results (§8.4)", () => {
+  it("autoCommit false, SUCCESS: nothing is committed, the messages stay taken and counted in the cache", () => {
+    const { ctx, c, cached, submit, updates } = bench({ listener: { autoCommit: false } });
+    const { pq } = cached(range(0, 4));
+    submit(pq);
+    ctx.runTimers(c, 1 * S);
+    // Four calls, all SUCCESS, no offset update: msgCount stays 4, so a consumer that never returns
+    // COMMIT stops pulling at pullThresholdForQueue.
+    expect(ctx.records("consumeStart").length).toBe(4);
+    expect(updates()).toEqual([]);
+    expect(pq.msgCount).toBe(4);
+    expect(pq.consumingCount).toBe(4);
+  });
+
+  it("autoCommit false, COMMIT: commits everything taken (last + 1) after each call", () => {
+    const { ctx, c, cached, submit, updates } = bench({ listener: { autoCommit: false, successResult: "COMMIT" } });
+    submit(cached(range(0, 3)).pq);
+    ctx.runTimers(c, 1 * S);
+    expect(updates()).toEqual([[10, 1, 0], [20, 2, 0], [30, 3, 0]]);
+  });
+
+  it("ROLLBACK with autoCommit true is taken as success: committed and consumed on (RocketMQ only warns)", () => {
+    const { ctx, c, cached, submit, updates } = bench({ listener: { failureProbability: 1, failureResult: "ROLLBACK" } });
+    submit(cached(range(0, 2)).pq);
+    ctx.runTimers(c, 1 * S);
+    expect(updates()).toEqual([[10, 1, 0], [20, 2, 0]]);
+    expect(ctx.records("orderlySuspend")).toEqual([]);
+  });
+
+  it("ROLLBACK with autoCommit false puts back everything taken since the last commit, uncounted, and retries 1 s later", () => {
+    // Calls on 0 and 1 succeed but return SUCCESS (no commit); the call on 2 (decided when it starts, at
+    // 20 ms) fails at 30 ms: the rollback returns all three to the cache, so 0 and 1 run again from 1030.
+    const { ctx, c, cached, submit, b } = bench({ listener: { autoCommit: false, failureResult: "ROLLBACK" } });
+    const { pq } = cached(range(0, 3));
+    submit(pq);
+    ctx.runTimers(c, 15 * MS);
+    b.listeners.behaviour[0]!.failureProbability = 1;
+    ctx.runTimers(c, 25 * MS);
+    b.listeners.behaviour[0]!.failureProbability = 0;
+    ctx.runTimers(c, 2 * S);
+    expect(ctx.records("consumeStart").map((r) => [r.tUs / MS, r.offset])).toEqual([[0, 0], [10, 1], [20, 2], [1030, 0], [1040, 1], [1050, 2]]);
+    expect(pq.reconsumeTimes(2)).toBe(0); // not counted
+    expect(pq.rollbacks).toBe(1);
+  });
+
+  it("an orderly-only result on a concurrent group is refused with the field named", () => {
+    expect(() => bench({ consumeMode: "CONCURRENTLY", listener: { autoCommit: false } })).toThrow(/groups\.0\.listener\.autoCommit/);
+  });
+});
+
 describe("the broker lock gates consumption (§8.3)", () => {
   it("not locked: tryLockLaterAndReconsume(100) locks the queue, then consumes 10 ms after the answer", () => {
     const { b, cached, submit, starts } = bench();

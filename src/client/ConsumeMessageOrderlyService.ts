@@ -15,7 +15,7 @@ import { CLIENT_CONSTANTS, type ConsumerConfig } from "../scenario/defaults.ts";
 import { hashUniform } from "../sim/streams.ts";
 import type { ClientObserver, ClientStats } from "./ClientObserver.ts";
 import type { ConsumeHost } from "./ConsumeMessageConcurrentlyService.ts";
-import type { ConsumeListeners } from "./ConsumeListeners.ts";
+import type { ConsumeListeners, OrderlyResults } from "./ConsumeListeners.ts";
 import type { ConsumeService } from "./ConsumeService.ts";
 import type { MessageColumns, ProcessQueue } from "./ProcessQueue.ts";
 import { ClientTimer } from "./timers.ts";
@@ -46,6 +46,7 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
   private readonly batchMax: number;
   private readonly listenerSeed: number;
   private readonly suspendMs: number;
+  private readonly results: OrderlyResults;
   /** Request FIFO (one entry per submitted ConsumeRequest). */
   private readonly fifoPq: ProcessQueue[] = [];
   private readonly fifoMq: number[] = [];
@@ -62,6 +63,10 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
   private readonly wOk: Uint8Array;
   private readonly wSendIdx: Int32Array;
   private readonly wSuspend: Uint8Array;
+  /** The call's messages: rows [wFirst, wFirst + wCount) of the consuming map (earlier rows may stay
+   * there uncommitted when autoCommit is off). */
+  private readonly wFirst: Int32Array;
+  private readonly wCount: Int32Array;
   /** MessageQueueLock: queue → worker holding its monitor; and workers blocked on it, in arrival order. */
   private readonly monitor = new Map<number, number>();
   private readonly blocked = new Map<number, number[]>();
@@ -86,6 +91,7 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
     this.threads = config.consumeThreadMin;
     this.batchMax = config.consumeMessageBatchMaxSize;
     this.suspendMs = config.suspendCurrentQueueTimeMillis;
+    this.results = listeners.orderlyResultsOf(host.group);
     this.listenerSeed = listeners.seedOf(host.group);
     const n = this.threads;
     this.wPq = new Array(n).fill(null);
@@ -96,6 +102,8 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
     this.wOk = new Uint8Array(n);
     this.wSendIdx = new Int32Array(n);
     this.wSuspend = new Uint8Array(n);
+    this.wFirst = new Int32Array(n);
+    this.wCount = new Int32Array(n);
     for (let i = n - 1; i >= 0; i--) this.idle.push(i);
   }
 
@@ -180,16 +188,21 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
     }
     const taken = pq.takeMessages(this.batchMax, now);
     if (taken.length === 0) return this.release(worker); // takeMessages set consuming = false
+    const first = pq.consumingCount - taken.length;
+    const end = pq.consumingCount;
+    this.wFirst[worker] = first;
+    this.wCount[worker] = taken.length;
     // The listener, under the ProcessQueue's consumeLock: time and outcome per (message, attempt), where
     // the attempt is the client's local reconsume count.
     const behaviour = this.listeners.behaviour[this.host.group]!;
     let durationUs = 0;
     let ok = 1;
     let hung = false;
-    for (let i = 0; i < pq.consumingCount; i++) {
+    for (let i = first; i < end; i++) {
       const row = pq.takenRow(i);
       const key = row.originKey;
-      const attempt = row.reconsumeTimes;
+      // ROLLBACK counts no attempt in RocketMQ; the draw still has to change between calls.
+      const attempt = row.reconsumeTimes + pq.rollbacks;
       durationUs += behaviour.consumeTime.quantile(hashUniform(this.listenerSeed, key, attempt, 0));
       if (behaviour.poisonFraction > 0 && hashUniform(this.listenerSeed, key, 0, 2) < behaviour.poisonFraction) ok = 0;
       if (behaviour.failureProbability > 0 && hashUniform(this.listenerSeed, key, attempt, 1) < behaviour.failureProbability) ok = 0;
@@ -218,19 +231,34 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
     const ok = this.wOk[worker] === 1;
     this.wCallEndUs[worker] = -1;
     this.stats.consumeTime.record(now - this.wCallStartUs[worker]!);
-    for (let i = 0; i < pq.consumingCount; i++) {
+    const first = this.wFirst[worker]!;
+    const end = first + this.wCount[worker]!;
+    for (let i = first; i < end; i++) {
       const o = pq.takenOffset(i);
       const row = pq.takenRow(i);
       if (ok) this.observer.consumed(this.host.group, mq, o, row.originKey, row.originBornUs, this.host.addr, now);
       this.trace.emit(this.T.consumeEnd, now, mq, o, this.host.index, ok ? 1 : 0);
     }
-    if (ok) return this.commitAndContinue(worker);
-    // SUSPEND_CURRENT_QUEUE_A_MOMENT: checkReconsumeTimes, message by message.
+    const r = this.results;
+    if (ok) {
+      // SUCCESS or COMMIT; with autoCommit off, SUCCESS commits nothing: the messages stay taken.
+      if (r.autoCommit || r.successResult === "COMMIT") return this.commitAndContinue(worker);
+      return this.step(worker);
+    }
+    // ROLLBACK with autoCommit counts as success (a warning); without it everything taken goes back.
+    if (r.failureResult === "ROLLBACK" && r.autoCommit) return this.commitAndContinue(worker);
     this.suspends++;
-    this.observer.orderlySuspended(this.host.group, mq, pq.takenOffset(0), this.host.addr, now);
-    this.trace.emit(this.host.suspendTraceType(), now, mq, pq.takenOffset(0), this.host.index, pq.takenRow(0).reconsumeTimes);
+    this.observer.orderlySuspended(this.host.group, mq, pq.takenOffset(first), this.host.addr, now);
+    this.trace.emit(this.host.suspendTraceType(), now, mq, pq.takenOffset(first), this.host.index, pq.takenRow(first).reconsumeTimes);
+    if (r.failureResult === "ROLLBACK") {
+      pq.rollback();
+      pq.rollbacks++;
+      this.submitConsumeRequestLater(pq, mq, -1);
+      return this.release(worker);
+    }
+    // SUSPEND_CURRENT_QUEUE_A_MOMENT: checkReconsumeTimes, message by message.
     this.wSuspend[worker] = 0;
-    this.wSendIdx[worker] = -1;
+    this.wSendIdx[worker] = first - 1;
     this.nextReconsumeCheck(worker);
   }
 
@@ -238,14 +266,15 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
   private nextReconsumeCheck(worker: number): void {
     const pq = this.wPq[worker]!;
     const max = this.host.maxReconsumeTimes;
+    const end = this.wFirst[worker]! + this.wCount[worker]!;
     let i = this.wSendIdx[worker]! + 1;
-    while (i < pq.consumingCount && pq.takenRow(i).reconsumeTimes < max) {
+    while (i < end && pq.takenRow(i).reconsumeTimes < max) {
       pq.takenRow(i).reconsumeTimes++;
       this.wSuspend[worker] = 1;
       i++;
     }
     this.wSendIdx[worker] = i;
-    if (i >= pq.consumingCount) return this.afterCheck(worker);
+    if (i >= end) return this.afterCheck(worker);
     const row = pq.takenRow(i);
     const mq = this.wMq[worker]!;
     // sendMessageBack: a new message to %RETRY%<group> with RECONSUME_TIME rt (4.9) or rt + 1 (5.x),
@@ -270,11 +299,15 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
   }
 
   private afterCheck(worker: number): void {
-    if (this.wSuspend[worker] === 0) return this.commitAndContinue(worker); // all went to %RETRY%
+    if (this.wSuspend[worker] === 0) {
+      // All went to %RETRY%: committed with autoCommit, else just moved past.
+      return this.results.autoCommit ? this.commitAndContinue(worker) : this.step(worker);
+    }
     const pq = this.wPq[worker]!;
     const mq = this.wMq[worker]!;
     const offsets: number[] = [];
-    for (let i = 0; i < pq.consumingCount; i++) offsets.push(pq.takenOffset(i));
+    const first = this.wFirst[worker]!;
+    for (let i = first; i < first + this.wCount[worker]!; i++) offsets.push(pq.takenOffset(i));
     pq.makeMessageToConsumeAgain(offsets);
     this.submitConsumeRequestLater(pq, mq, -1); // context.suspendCurrentQueueTimeMillis −1: the consumer's
     this.release(worker);

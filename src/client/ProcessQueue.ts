@@ -29,6 +29,8 @@ export class ProcessQueue {
   /** Broker backlog estimate from the last pull (§3.1). */
   msgAccCnt = 0;
   tryUnlockTimes = 0;
+  /** Orderly ROLLBACKs so far: not a RocketMQ field; varies the listener's draws between rolled-back calls. */
+  rollbacks = 0;
 
   // Ring window over offsets [lo, hi]; entry = body length + 1 (0 = absent). A body is at most its
   // broker's maxMessageSize, itself at most 1 GiB (normalizeScenario), so length + 1 fits an Int32.

@@ -346,13 +346,30 @@ function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): Grou
   }
   const listener = raw.listener ?? {};
   if (!isRecord(listener)) throw new InputError(`${path}.listener`, "must be an object");
-  checkKeys(listener, ["consumeTime", "failureProbability", "poisonFraction", "hangFraction"], `${path}.listener`);
+  checkKeys(listener, ["consumeTime", "failureProbability", "poisonFraction", "hangFraction", "autoCommit", "successResult", "failureResult"], `${path}.listener`);
+  // Only an orderly listener returns these; a concurrent group may state the defaults, nothing else.
+  const orderlyDefaults: Record<string, unknown> = { autoCommit: true, successResult: "SUCCESS", failureResult: "SUSPEND_CURRENT_QUEUE_A_MOMENT" };
+  for (const k of Object.keys(orderlyDefaults)) {
+    if (listener[k] !== undefined && listener[k] !== orderlyDefaults[k] && consumeMode !== "ORDERLY") {
+      throw new InputError(`${path}.listener.${k}`, `applies to an orderly listener only: set "consumeMode": "ORDERLY", or leave it at ${JSON.stringify(orderlyDefaults[k])}`);
+    }
+  }
+  if (listener.autoCommit !== undefined && typeof listener.autoCommit !== "boolean") {
+    throw new InputError(`${path}.listener.autoCommit`, `must be true or false, got ${JSON.stringify(listener.autoCommit)}`);
+  }
+  const orderlyResults = {
+    autoCommit: listener.autoCommit === undefined ? true : (listener.autoCommit as boolean),
+    successResult: listener.successResult === undefined ? "SUCCESS" as const
+      : readEnum(listener, "successResult", `${path}.listener.successResult`, ["SUCCESS", "COMMIT"] as const),
+    failureResult: listener.failureResult === undefined ? "SUSPEND_CURRENT_QUEUE_A_MOMENT" as const
+      : readEnum(listener, "failureResult", `${path}.listener.failureResult`, ["SUSPEND_CURRENT_QUEUE_A_MOMENT", "ROLLBACK"] as const),
+  };
   const consumeTime = compileDist(listener.consumeTime ?? SCENARIO_DEFAULTS.consumeTime, "duration", `${path}.listener.consumeTime`);
   const prob = (k: string) => (listener[k] === undefined ? 0 : readNumber(listener, k, `${path}.listener.${k}`, 0, 1));
   const startAtUs = raw.startAt === undefined ? 0 : parseDurationUs(raw.startAt, `${path}.startAt`);
   return {
     index, name, instances, subscriptions, consumeFromWhere, consumeMode, messageModel, consumeTimestampBeforeUs, config, consumeTime,
-    failureProbability: prob("failureProbability"), poisonFraction: prob("poisonFraction"), hangFraction: prob("hangFraction"),
+    failureProbability: prob("failureProbability"), poisonFraction: prob("poisonFraction"), hangFraction: prob("hangFraction"), orderlyResults,
     startAtUs, allocate, instancesMax: instances, clientIds: [],
   };
 }

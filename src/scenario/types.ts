@@ -99,6 +99,19 @@ export interface ListenerInput {
   poisonFraction?: number;
   /** Fraction of messages whose first consume attempt never returns (a hung listener call). */
   hangFraction?: number;
+  /** ORDERLY only: ConsumeOrderlyContext#autoCommit as the listener leaves it (default true). */
+  autoCommit?: boolean;
+  /** ORDERLY only: what a successful call returns, "SUCCESS" (default) or "COMMIT". */
+  successResult?: "SUCCESS" | "COMMIT";
+  /** ORDERLY only: what a failed call returns, "SUSPEND_CURRENT_QUEUE_A_MOMENT" (default) or "ROLLBACK". */
+  failureResult?: "SUSPEND_CURRENT_QUEUE_A_MOMENT" | "ROLLBACK";
+}
+
+/** An orderly listener's results and its context's autoCommit (spec §8.4). */
+export interface OrderlyResults {
+  autoCommit: boolean;
+  successResult: "SUCCESS" | "COMMIT";
+  failureResult: "SUSPEND_CURRENT_QUEUE_A_MOMENT" | "ROLLBACK";
 }
 
 export interface GroupInput {
@@ -227,6 +240,7 @@ export interface GroupModel {
   failureProbability: number;
   poisonFraction: number;
   hangFraction: number;
+  orderlyResults: OrderlyResults;
   startAtUs: number;
   allocate: AllocateOptions;
   /** Instance slots the group may ever use (≥ instances; scale faults need more). */
