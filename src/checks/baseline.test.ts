@@ -23,7 +23,7 @@ const abs = (a: number): Tolerance => ({ kind: "absolute", amount: a });
 function queue(queueId: number, cached: number): Summary["perQueue"][number] {
   return {
     group: "G1", topic: "T", brokerName: "b0", queueId, owner: "c1", minOffset: 0, maxOffset: 1000,
-    committedOffset: 900, nextOffset: 950, cached, orphanSeconds: 0, ownerHistory: [{ clientId: "c1", fromMs: 0, toMs: null, duplicates: 0 }],
+    committedOffset: 900, nextOffset: 950, cached, orphanSeconds: 0, ownerHistory: [{ clientId: "c1", fromMs: 0, toMs: null, duplicates: 0 }], orderly: null,
   };
 }
 
@@ -168,9 +168,10 @@ describe("compareSummaries", () => {
     });
     const drifts = compareSummaries(baseSummary(), current, FIVE);
     expect(drifts[0]).toEqual<Drift>({ path: "perQueue.3.cached", baseline: 40, current: 80, allowed: "±5%", kind: "changed" });
-    // The new queue: its 11 scalars plus the 4 of its single ownerHistory entry.
+    // The new queue: its 12 scalars (`orderly` is null for a concurrently consuming group) plus the 4 of
+    // its single ownerHistory entry.
     expect(drifts.slice(1).every((d) => d.kind === "added" && d.path.startsWith("perQueue.4."))).toBe(true);
-    expect(drifts).toHaveLength(1 + 11 + 4);
+    expect(drifts).toHaveLength(1 + 12 + 4);
     const shorter = changed((s) => s.perQueue.pop());
     expect(compareSummaries(baseSummary(), shorter, FIVE).filter((d) => d.kind !== "missing")).toEqual([]);
   });

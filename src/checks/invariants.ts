@@ -3,6 +3,7 @@
 // every `checkEvery` of virtual time while it runs when asked to.
 import type { Cluster } from "../model/Cluster.ts";
 import { accountMessages, type GroupAccount } from "../metrics/accounting.ts";
+import { runningInstances } from "../metrics/broadcastOffsets.ts";
 import type { Recorder } from "../metrics/Recorder.ts";
 
 export class InvariantError extends Error {}
@@ -31,26 +32,38 @@ export function checkCacheCounters(cl: Cluster): void {
 /**
  * Committed offsets never run ahead of consumption: every message below a group's committed offset on
  * the broker is consumed, sent back, dead-lettered, deleted by retention, skipped at the group's start,
- * or filtered out. The fates skip whole chunks without an unresolved message, so a check costs the
+ * or filtered out. A BROADCASTING group commits nothing to the broker: each running instance's local
+ * offset (its offsetStore, spec §12.2) is checked against its own fates instead — a dropped message is
+ * settled (lost) for it. The fates skip whole chunks without an unresolved message, so a check costs the
  * backlog, not the history.
  */
 export function checkCommittedOffsets(cl: Cluster, rec: Recorder): void {
   for (const grp of cl.model.groups) {
+    const instances = grp.messageModel === "BROADCASTING" ? runningInstances(cl, grp.index) : null;
     for (const sub of grp.subscriptions) {
       for (const mq of cl.routes.topicQueues(sub.topic)) {
-        const col = rec.fates.column(grp.index, mq);
-        if (col === undefined) continue;
-        const broker = cl.brokers[cl.routes.brokerOf(mq)]!;
-        const q = broker.store.queue(mq);
-        const committed = broker.offsets.queryOffset(grp.index, mq);
-        const o = col.nextUnresolved(q.minOffset, Math.min(committed, q.maxOffset));
-        if (o >= 0) {
-          throw new InvariantError(
-            `group ${grp.name} committed offset ${committed} on ${cl.routes.label(mq)} but message ${o} was never consumed, sent back, deleted or skipped`,
-          );
+        const q = cl.brokers[cl.routes.brokerOf(mq)]!.store.queue(mq);
+        if (instances === null) {
+          const committed = cl.brokers[cl.routes.brokerOf(mq)]!.offsets.queryOffset(grp.index, mq);
+          checkBelow(rec, grp.index, mq, q, committed, () => `group ${grp.name} committed offset ${committed}`, cl);
+          continue;
+        }
+        for (const c of instances) {
+          const local = c.offsetStore.readOffset(mq);
+          checkBelow(rec, rec.fates.subjectOf(grp.index, c.addr), mq, q, local, () => `group ${grp.name} instance ${c.clientId} local offset ${local}`, cl);
         }
       }
     }
+  }
+}
+
+/** Throws if a message of [q.minOffset, offset) is unresolved for the fate subject. */
+function checkBelow(rec: Recorder, subject: number, mq: number, q: { minOffset: number; maxOffset: number }, offset: number, what: () => string, cl: Cluster): void {
+  const col = rec.fates.column(subject, mq);
+  if (col === undefined) return;
+  const o = col.nextUnresolved(q.minOffset, Math.min(offset, q.maxOffset));
+  if (o >= 0) {
+    throw new InvariantError(`${what()} on ${cl.routes.label(mq)} but message ${o} was never consumed, sent back, deleted or skipped`);
   }
 }
 

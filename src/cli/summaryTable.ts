@@ -1,5 +1,7 @@
 // The human form of a run's result: a compact two-column table. It reads only the summary and
-// run.json data that --json would print, so the two outputs cannot disagree.
+// run.json data that --json would print, so the two outputs cannot disagree. Broadcasting groups get a
+// line of their instances' consumed / dropped; orderly groups a line of suspends, the longest head
+// block and the queues' final lock states.
 import type { Summary } from "../metrics/summary.ts";
 import { formatDurationUs } from "../scenario/units.ts";
 import type { RunInfo } from "./computeRun.ts";
@@ -12,7 +14,13 @@ export function formatRunTable(summary: Summary, run: RunInfo, reportPath: strin
   const state = summary.complete ? "complete" : `INCOMPLETE (${summary.stopReason || "stopped"})`;
   const rows: [string, string][] = [
     ["scenario", `${summary.scenario}  seed ${summary.seed}  profile ${summary.profile}  ${formatDurationUs(summary.simulatedMs * 1000)} simulated, ${state}`],
-    ["messages", join([["produced", m.produced], ["consumed", m.consumed], ["duplicates", m.duplicates], ["lost", m.lost], ...(m.skippedAtStart > 0 ? [["skipped at start", m.skippedAtStart] as [string, number]] : []), ["dlq", m.dlq]])],
+    ["messages", join([
+      ["produced", m.produced], ["consumed", m.consumed], ["duplicates", m.duplicates], ["lost", m.lost],
+      ...(m.dropped > 0 ? [["of which dropped", m.dropped] as [string, number]] : []),
+      ...(m.skippedAtStart > 0 ? [["skipped at start", m.skippedAtStart] as [string, number]] : []), ["dlq", m.dlq],
+    ])],
+    ...broadcastRows(summary),
+    ...orderlyRows(summary),
     ...(summary.store.commitLogFilesDeleted + summary.store.writesRefused + summary.store.produceFailed > 0
       ? [["store", join([["commit-log files deleted", summary.store.commitLogFilesDeleted], ["sends refused", summary.store.writesRefused], ["sends failed", summary.store.produceFailed]])] as [string, string]]
       : []),
@@ -38,6 +46,29 @@ export function formatRunTable(summary: Summary, run: RunInfo, reportPath: strin
   rows.push(["report", reportPath]);
   const width = Math.max(...rows.map(([label]) => label.length));
   return rows.map(([label, text]) => `${label.padEnd(width)}  ${text}`.trimEnd()).join("\n") + "\n";
+}
+
+/** Instances shown per broadcasting group (the summary has them all). */
+const INSTANCES_SHOWN_MAX = 8;
+
+/** Per broadcasting group: each instance's consumed and dropped. */
+function broadcastRows(summary: Summary): [string, string][] {
+  return summary.groups.flatMap((g): [string, string][] => {
+    if (g.instances === null) return [];
+    const shown = g.instances.slice(0, INSTANCES_SHOWN_MAX).map((i) => `${i.clientId} consumed ${n(i.consumed)} dropped ${n(i.dropped)}`);
+    const more = g.instances.length - shown.length;
+    return [[`broadcast ${g.group}`, shown.join("; ") + (more > 0 ? `; … ${more} more` : "")]];
+  });
+}
+
+/** Orderly groups, all queues: suspends, the longest head block, and how many queues end in each lock state. */
+function orderlyRows(summary: Summary): [string, string][] {
+  const queues = summary.perQueue.filter((q) => q.orderly !== null);
+  if (queues.length === 0) return [];
+  const states = new Map<string, number>();
+  for (const q of queues) if (!q.topic.startsWith("%")) states.set(q.orderly!.lockState, (states.get(q.orderly!.lockState) ?? 0) + 1);
+  const lockText = [...states].map(([state, count]) => `${state} ${n(count)}`).join(", ");
+  return [["orderly", `suspends ${n(summary.orderly.suspends)}   longest head block ${ms(summary.orderly.longestHeadBlockMs)}   queues' lock at the end: ${lockText}`]];
 }
 
 function join(pairs: [string, number][]): string {

@@ -239,7 +239,7 @@ export class PullMessageService {
   onOffsetIllegalFix(pr: PullRequest): void {
     const c = this.c;
     const fivex = c.profile === "5.x";
-    this.observer.offsetSkipped(c.group, pr.mq, pr.nextOffset);
+    this.observer.offsetSkipped(c.group, pr.mq, pr.nextOffset, c.addr);
     if (fivex) c.offsetStore.updateAndFreezeOffset(pr.mq, pr.nextOffset);
     else c.offsetStore.updateOffset(pr.mq, pr.nextOffset, false);
     this.trace.emit(this.T.offsetUpdate, this.ctx.nowUs, pr.mq, c.index, pr.nextOffset, 0);

@@ -10,6 +10,9 @@ export const FATE_LOST = 0x40; // deleted by retention or a truncation (or skipp
 export const FATE_DLQ = 0x80; // ended in %DLQ%<group>
 export const FATE_FILTERED = 0x100; // the group's tag filter excludes it: never delivered
 export const FATE_SKIPPED = 0x200; // below the start offset a new group chose with no stored offset (§10.6)
+/** Lost because it was dropped (a broadcasting listener call failed, §7.3; or the broker discarded a
+ * send-back, retryQueueNums 0): always with FATE_LOST, so `dropped` is a part of `lost` message by message. */
+export const FATE_DROPPED = 0x400;
 /** Bits that settle a message for the group's counters: consumed, dead-lettered, lost, skipped at start. */
 export const FATE_SETTLED = FATE_COUNT_MASK | FATE_DLQ | FATE_LOST | FATE_SKIPPED;
 /** Bits that resolve a message as far as the group's progress goes (only copies of it may still come). */
@@ -32,7 +35,7 @@ const MASK = CHUNK - 1;
  * messages from one count to the next). */
 const EXCEPTIONS_MAX = 256;
 /** Fate values are below this. */
-const FATE_VALUES = FATE_RESOLVED + 1;
+const FATE_VALUES = (FATE_RESOLVED | FATE_DROPPED) + 1;
 /** Per fate value, how many messages of a chunk have it. Zero between uses. */
 const scratch = new Uint16Array(FATE_VALUES);
 

@@ -8,8 +8,7 @@ import { describe, expect, it } from "vitest";
 import { CHUNK, messageKey } from "../broker/QueueStore.ts";
 import { Routes } from "../protocol/routes.ts";
 import { normalizeScenario } from "../scenario/normalize.ts";
-import { FATE_COUNT_MASK, FATE_DLQ, FATE_FILTERED, FATE_LOST, FATE_RETRYING, FATE_SKIPPED, MessageFates } from "./MessageFates.ts";
-import { GroupFates } from "./MessageFates.ts";
+import { FATE_COUNT_MASK, FATE_DLQ, FATE_DROPPED, FATE_FILTERED, FATE_LOST, FATE_RETRYING, FATE_SKIPPED, MessageFates } from "./MessageFates.ts";
 
 /**
  * Topic T (two queues, tags A and B) and topic U (one queue, no tags). Group G takes only tag A of T;
@@ -29,8 +28,8 @@ function fates() {
     ],
   });
   const routes = new Routes(model);
-  const counters = model.groups.map(() => new GroupFates());
-  const f = new MessageFates(model, routes, counters);
+  const f = new MessageFates(model, routes);
+  const counters = f.subjects.map((s) => s.counters);
   return { f, counters, g: counters[G]!, h: counters[H]!, t: routes.topicQueues(0)[0]!, u: routes.topicQueues(1)[0]! };
 }
 const G = 0;
@@ -161,13 +160,33 @@ describe("MessageFates.markRetrying: a message sent back into the retry chain", 
   });
 });
 
-describe("MessageFates.markDropped: the broker discarded a sent-back message (retryQueueNums 0)", () => {
-  it("counts it lost once, however often it is discarded", () => {
+describe("MessageFates.markDropped: a failed message was dropped (a broadcasting instance, or the broker with retryQueueNums 0)", () => {
+  it("counts it lost and dropped once, however often it is dropped, and marks FATE_LOST | FATE_DROPPED", () => {
     const { f, g, t } = fates();
     storeA(f, t, 1);
     f.markDropped(G, messageKey(t, 0));
     f.markDropped(G, messageKey(t, 0));
-    expect(g.lost).toBe(1);
+    expect(g).toMatchObject({ lost: 1, dropped: 1 });
+    expect(f.fateAt(G, t, 0)).toBe(FATE_LOST | FATE_DROPPED);
+  });
+
+  it("a dropped message consumed after all (a rewind re-delivers it) counts consumed, no longer lost nor dropped", () => {
+    const { f, g, t } = fates();
+    storeA(f, t, 2);
+    f.markDropped(G, messageKey(t, 0));
+    f.markDropped(G, messageKey(t, 1));
+    f.recordConsumed(G, messageKey(t, 0));
+    // Offset 0: dropped, then consumed → consumed 1; offset 1 stays lost and dropped.
+    expect(g).toMatchObject({ consumed: 1, lost: 1, dropped: 1 });
+    expect(f.fateAt(G, t, 0)).toBe(1);
+  });
+
+  it("a message lost by retention before its drop is lost but not dropped", () => {
+    const { f, g, t } = fates();
+    storeA(f, t, 1);
+    f.markLost(G, t, 0, 1);
+    f.markDropped(G, messageKey(t, 0));
+    expect(g).toMatchObject({ lost: 1, dropped: 0 });
     expect(f.fateAt(G, t, 0)).toBe(FATE_LOST);
   });
 
@@ -346,12 +365,13 @@ describe("MessageFates.markSkippedAtStart: a new group started a queue above mes
     expect(g).toMatchObject({ skippedAtStart: 2, dlq: 2 });
   });
 
-  it("a skipped message dropped by the broker (retryQueueNums 0) counts lost instead", () => {
+  it("a skipped message dropped by the broker (retryQueueNums 0) counts lost (and dropped) instead", () => {
     const { f, g, t } = mix();
     f.markSkippedAtStart(G, t, 8);
     f.markDropped(G, messageKey(t, 0));
-    expect(g).toMatchObject({ skippedAtStart: 2, lost: 2 });
-    expect(f.fateAt(G, t, 0)).toBe(FATE_LOST);
+    // Skipped 0, 6, 7, then 0 dropped: skipped 6 and 7; lost and dropped 5 (mix) and 0.
+    expect(g).toMatchObject({ skippedAtStart: 2, lost: 2, dropped: 2 });
+    expect(f.fateAt(G, t, 0)).toBe(FATE_LOST | FATE_DROPPED);
   });
 });
 

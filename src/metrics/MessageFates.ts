@@ -1,24 +1,44 @@
-// What became of every original message, per consumer group: consumed (how often), sent back into the
-// retry chain, dead-lettered, lost, skipped by the group's start offset, or filtered out by its tags.
-// Kept here, apart from the broker's store, as a few bits per (group, message) in columns of 4096-message
-// chunks per (group, scenario queue). A replay can re-deliver any message the broker retains, so every
+// What became of every original message, per fate subject: consumed (how often), sent back into the
+// retry chain, dead-lettered, lost (dropped, in part), skipped by the start offset, or filtered out by
+// the subscription's tags. A subject is whoever is due every message of its topics once: a CLUSTERING
+// group as a whole, or one instance slot of a BROADCASTING group (every instance consumes every queue,
+// §10.3, so the same message consumed once by each instance is no duplicate).
+// Kept here, apart from the broker's store, as a few bits per (subject, message) in columns of 4096-message
+// chunks per (subject, scenario queue). A replay can re-deliver any message the broker retains, so every
 // fate stays answerable for the whole run (a re-consumption is a duplicate, message by message); memory
 // still follows the backlog, not the history: a chunk whose messages are all resolved turns compact —
-// the most common fate plus the exceptions, and a count of the messages in it the group still awaits.
+// the most common fate plus the exceptions, and a count of the messages in it the subject still awaits.
 import { keyOffset, keyQueue } from "../broker/QueueStore.ts";
+import { clientSlot } from "../protocol/address.ts";
 import type { Routes } from "../protocol/routes.ts";
-import type { Model } from "../scenario/types.ts";
-import { FATE_COUNT_MASK, FATE_DLQ, FATE_FILTERED, FATE_LOST, FATE_RETRYING, FATE_SKIPPED, FateColumn, type AwaitingCount } from "./FateColumn.ts";
-
-export {
-  FATE_COUNT_MASK, FATE_DLQ, FATE_FILTERED, FATE_LOST, FATE_RESOLVED, FATE_RETRYING, FATE_SETTLED, FATE_SKIPPED, FateColumn, type AwaitingCount,
+import type { GroupModel, Model } from "../scenario/types.ts";
+import {
+  FATE_COUNT_MASK, FATE_DLQ, FATE_DROPPED, FATE_FILTERED, FATE_LOST, FATE_RETRYING, FATE_SKIPPED, FateColumn, type AwaitingCount,
 } from "./FateColumn.ts";
 
-/** Per consumer group, the fate of every original message of its subscribed topics. */
-export class GroupFates {
+export {
+  FATE_COUNT_MASK, FATE_DLQ, FATE_DROPPED, FATE_FILTERED, FATE_LOST, FATE_RESOLVED, FATE_RETRYING, FATE_SETTLED, FATE_SKIPPED, FateColumn,
+  type AwaitingCount,
+} from "./FateColumn.ts";
+
+/** A subject's counters, read-only: what the accounts and the summary read. */
+export interface FateCounts {
+  readonly produced: number;
+  readonly filtered: number;
+  readonly consumed: number;
+  readonly duplicates: number;
+  readonly dlq: number;
+  readonly lost: number;
+  readonly dropped: number;
+  readonly skippedAtStart: number;
+  readonly consumeOk: number;
+}
+
+/** Per fate subject, the fate of every original message of its subscribed topics. */
+export class GroupFates implements FateCounts {
   /** Messages appended to a subscribed topic. */
   produced = 0;
-  /** Of those, messages the group's tag filter excludes (never delivered). */
+  /** Of those, messages the subscription's tag filter excludes (never delivered). */
   filtered = 0;
   /** Messages consumed successfully at least once. */
   consumed = 0;
@@ -26,49 +46,135 @@ export class GroupFates {
   duplicates = 0;
   /** Messages ending in %DLQ%<group> (never consumed successfully). */
   dlq = 0;
-  /** Messages deleted by retention before any successful consumption (and not in the retry chain). */
+  /** Messages never consumed successfully that nobody will deliver again: deleted by retention, skipped by
+   * an offset reset, dropped (and not in the retry chain). */
   lost = 0;
-  /** Messages below the offset the group started a queue at with no stored offset, never consumed. */
+  /** Of `lost`, the messages dropped after a failed listener call: by a BROADCASTING instance (§7.3), or
+   * by the broker discarding a send-back (retryQueueNums 0). */
+  dropped = 0;
+  /** Messages below the offset a queue was started at with no stored offset, never consumed. */
   skippedAtStart = 0;
   /** Successful consumptions, duplicates included. */
   consumeOk = 0;
 }
 
-export class MessageFates {
-  /** columns[group][mq]: the group's column on a queue of a topic it subscribes, else undefined. */
-  private readonly columns: (FateColumn | undefined)[][];
-  /** Per queue: the groups with a column on it, and each one's tag filter. */
-  private readonly subscribers: { group: number; tagSet: ReadonlySet<number> | null }[][];
+/** A BROADCASTING group's counters: the sums over its instance subjects, read when asked. */
+export class FateTotals implements FateCounts {
+  constructor(private readonly parts: readonly FateCounts[]) {}
+  private sum(k: keyof FateCounts): number {
+    let n = 0;
+    for (const p of this.parts) n += p[k];
+    return n;
+  }
+  get produced(): number { return this.sum("produced"); }
+  get filtered(): number { return this.sum("filtered"); }
+  get consumed(): number { return this.sum("consumed"); }
+  get duplicates(): number { return this.sum("duplicates"); }
+  get dlq(): number { return this.sum("dlq"); }
+  get lost(): number { return this.sum("lost"); }
+  get dropped(): number { return this.sum("dropped"); }
+  get skippedAtStart(): number { return this.sum("skippedAtStart"); }
+  get consumeOk(): number { return this.sum("consumeOk"); }
+}
 
-  constructor(
-    model: Pick<Model, "groups">,
-    routes: Routes,
-    private readonly counters: readonly GroupFates[],
-  ) {
-    this.columns = model.groups.map(() => new Array<FateColumn | undefined>(routes.queues.length).fill(undefined));
+/**
+ * Whose fates a set of columns holds. Subject g is group g for a CLUSTERING group and its instance slot 0
+ * for a BROADCASTING one; a broadcasting group's other slots follow the groups, in slot order. So a
+ * clustering group's subject is its group index, whatever the other groups are.
+ */
+export interface FateSubject {
+  index: number;
+  group: number;
+  /** The consumer instance slot (BROADCASTING), −1 for a whole CLUSTERING group. */
+  slot: number;
+  /** The instance number within its group (BROADCASTING), −1 for a whole group. */
+  instance: number;
+  counters: GroupFates;
+}
+
+const isBroadcasting = (g: Pick<GroupModel, "messageModel">) => g.messageModel === "BROADCASTING";
+
+export class MessageFates {
+  readonly subjects: FateSubject[] = [];
+  /** columns[subject][mq]: the subject's column on a queue of a topic it subscribes, else undefined. */
+  private readonly columns: (FateColumn | undefined)[][] = [];
+  /** Per queue: the subjects with a column on it, and each one's tag filter. */
+  private readonly subscribers: { subject: number; tagSet: ReadonlySet<number> | null }[][];
+  /** Per group, its subjects (one for CLUSTERING, one per instance slot for BROADCASTING). */
+  private readonly byGroup: number[][];
+  /** Per consumer instance slot (Cluster's layout: each group's instancesMax slots in group order), its
+   * subject if its group is BROADCASTING, else −1. */
+  private readonly bySlot: Int32Array;
+  private readonly broadcasting: boolean[];
+
+  constructor(model: Pick<Model, "groups">, routes: Routes) {
+    const groups = model.groups;
+    this.broadcasting = groups.map(isBroadcasting);
+    this.bySlot = new Int32Array(groups.reduce((a, g) => a + g.instancesMax, 0)).fill(-1);
+    this.byGroup = groups.map((g) => [g.index]);
+    for (const g of groups) this.subjects.push(this.subject(g.index, -1, -1));
+    let slot = 0;
+    for (const g of groups) {
+      for (let i = 0; i < g.instancesMax; i++, slot++) {
+        if (!isBroadcasting(g)) continue;
+        if (i === 0) {
+          Object.assign(this.subjects[g.index]!, { slot, instance: 0 });
+          this.bySlot[slot] = g.index;
+        } else {
+          const s = this.subject(g.index, slot, i);
+          this.subjects.push(s);
+          this.byGroup[g.index]!.push(s.index);
+          this.bySlot[slot] = s.index;
+        }
+      }
+    }
     this.subscribers = routes.queues.map(() => []);
-    for (const g of model.groups) {
-      for (const s of g.subscriptions) {
-        for (const mq of routes.topicQueues(s.topic)) {
-          this.columns[g.index]![mq] = new FateColumn();
-          this.subscribers[mq]!.push({ group: g.index, tagSet: s.tagSet });
+    for (const s of this.subjects) {
+      const cols = new Array<FateColumn | undefined>(routes.queues.length).fill(undefined);
+      this.columns.push(cols);
+      for (const sub of groups[s.group]!.subscriptions) {
+        for (const mq of routes.topicQueues(sub.topic)) {
+          cols[mq] = new FateColumn();
+          this.subscribers[mq]!.push({ subject: s.index, tagSet: sub.tagSet });
         }
       }
     }
   }
 
-  /** The group's column on a queue, if it subscribes the queue's topic. */
-  column(group: number, mq: number): FateColumn | undefined {
-    return this.columns[group]![mq];
+  private subject(group: number, slot: number, instance: number): FateSubject {
+    return { index: this.subjects.length, group, slot, instance, counters: new GroupFates() };
   }
 
-  /** A producer's message was stored: every subscribing group now awaits it (or filters it out). */
+  /** A group's subjects: [group] for CLUSTERING, its instance slots' for BROADCASTING. */
+  subjectsOf(group: number): readonly number[] {
+    return this.byGroup[group]!;
+  }
+
+  /**
+   * The subject a consumer's report is about: the group (CLUSTERING) or the consumer's instance slot
+   * (BROADCASTING, where the report must name its consumer).
+   */
+  subjectOf(group: number, consumerAddr: number): number {
+    if (!this.broadcasting[group]) return group;
+    const s = consumerAddr >= 0 ? this.bySlot[clientSlot(consumerAddr)] : undefined;
+    if (s === undefined || s < 0 || this.subjects[s]!.group !== group) {
+      throw new RangeError(`BROADCASTING group ${group}: consumer address ${consumerAddr} is not one of its instances (its reports must name the instance)`);
+    }
+    return s;
+  }
+
+  /** The subject's column on a queue, if it subscribes the queue's topic. */
+  column(subject: number, mq: number): FateColumn | undefined {
+    return this.columns[subject]![mq];
+  }
+
+  /** A producer's message was stored: every subscribing subject now awaits it (or filters it out). */
   stored(mq: number, offset: number, tag: number): void {
     const subs = this.subscribers[mq]!;
     for (let i = 0; i < subs.length; i++) {
       const s = subs[i]!;
-      const col = this.columns[s.group]![mq]!;
-      const counters = this.counters[s.group]!;
+      const col = this.columns[s.subject]![mq]!;
+      const counters = this.subjects[s.subject]!.counters;
       counters.produced++;
       const filtered = s.tagSet !== null && !s.tagSet.has(tag);
       if (filtered) counters.filtered++;
@@ -78,25 +184,27 @@ export class MessageFates {
     }
   }
 
-  /** Fate bits of an original message for a group. */
-  fate(group: number, originKey: number): number {
-    return this.columns[group]![keyQueue(originKey)]!.get(keyOffset(originKey));
+  /** Fate bits of an original message for a subject. */
+  fate(subject: number, originKey: number): number {
+    return this.columns[subject]![keyQueue(originKey)]!.get(keyOffset(originKey));
   }
 
-  /** Takes back a lost or skipped verdict: the message turned up after all (consumed, or a copy lives on). */
-  private unlose(group: number, fate: number): number {
-    if ((fate & FATE_LOST) !== 0) this.counters[group]!.lost--;
-    if ((fate & FATE_SKIPPED) !== 0) this.counters[group]!.skippedAtStart--;
-    return fate & ~(FATE_LOST | FATE_SKIPPED);
+  /** Takes back a lost (dropped) or skipped verdict: the message turned up after all (consumed, or a copy lives on). */
+  private unlose(subject: number, fate: number): number {
+    const counters = this.subjects[subject]!.counters;
+    if ((fate & FATE_LOST) !== 0) counters.lost--;
+    if ((fate & FATE_DROPPED) !== 0) counters.dropped--;
+    if ((fate & FATE_SKIPPED) !== 0) counters.skippedAtStart--;
+    return fate & ~(FATE_LOST | FATE_DROPPED | FATE_SKIPPED);
   }
 
   /**
    * A successful listener call for a message (original `originKey`): its first one counts it consumed
    * (undoing a loss, skip or DLQ verdict), later ones are duplicates. Returns true for a duplicate.
    */
-  recordConsumed(group: number, originKey: number): boolean {
-    const counters = this.counters[group]!;
-    const col = this.columns[group]![keyQueue(originKey)]!;
+  recordConsumed(subject: number, originKey: number): boolean {
+    const counters = this.subjects[subject]!.counters;
+    const col = this.columns[subject]![keyQueue(originKey)]!;
     const offset = keyOffset(originKey);
     let fate = col.get(offset);
     const count = fate & FATE_COUNT_MASK;
@@ -104,7 +212,7 @@ export class MessageFates {
     if (count === 0) {
       counters.consumed++;
       if ((fate & FATE_DLQ) !== 0) counters.dlq--;
-      fate = this.unlose(group, fate);
+      fate = this.unlose(subject, fate);
     } else {
       counters.duplicates++;
     }
@@ -116,76 +224,83 @@ export class MessageFates {
    * Sent back: its fate now follows its retry copies (until one of them is consumed). A message counted
    * lost or skipped while a consumer still held it is neither once its copy is in the retry chain.
    */
-  markRetrying(group: number, originKey: number): void {
+  markRetrying(subject: number, originKey: number): void {
     // Set even on a message already consumed (a duplicate delivery that failed): a copy's success must
     // then count as a duplicate. Accounting reads RETRYING only on messages not yet settled.
-    const col = this.columns[group]![keyQueue(originKey)]!;
+    const col = this.columns[subject]![keyQueue(originKey)]!;
     const offset = keyOffset(originKey);
-    col.set(offset, this.unlose(group, col.get(offset)) | FATE_RETRYING);
+    col.set(offset, this.unlose(subject, col.get(offset)) | FATE_RETRYING);
   }
 
-  /** The broker discarded a sent-back message (retryQueueNums 0): it counts as lost. */
-  markDropped(group: number, originKey: number): void {
-    const col = this.columns[group]![keyQueue(originKey)]!;
+  /**
+   * A failed message was dropped — by a BROADCASTING instance (§7.3), or by the broker discarding its
+   * send-back (retryQueueNums 0): it counts as lost, and as dropped. A message consumed, dead-lettered
+   * or already lost keeps its verdict.
+   */
+  markDropped(subject: number, originKey: number): void {
+    const col = this.columns[subject]![keyQueue(originKey)]!;
     const offset = keyOffset(originKey);
     const fate = col.get(offset);
     if (fate & (FATE_COUNT_MASK | FATE_DLQ | FATE_LOST)) return;
-    col.set(offset, this.unlose(group, fate) | FATE_LOST);
-    this.counters[group]!.lost++;
+    col.set(offset, this.unlose(subject, fate) | FATE_LOST | FATE_DROPPED);
+    const counters = this.subjects[subject]!.counters;
+    counters.lost++;
+    counters.dropped++;
   }
 
   /** A sent-back message went to %DLQ%<group>: dead-lettered, no longer lost or skipped. */
-  markDlq(group: number, originKey: number): void {
-    const col = this.columns[group]![keyQueue(originKey)]!;
+  markDlq(subject: number, originKey: number): void {
+    const col = this.columns[subject]![keyQueue(originKey)]!;
     const offset = keyOffset(originKey);
     const fate = col.get(offset);
     if (fate & (FATE_COUNT_MASK | FATE_DLQ)) return;
-    col.set(offset, this.unlose(group, fate) | FATE_DLQ);
-    this.counters[group]!.dlq++;
+    col.set(offset, this.unlose(subject, fate) | FATE_DLQ);
+    this.subjects[subject]!.counters.dlq++;
   }
 
   /**
-   * Marks as lost the messages of [from, to) on a scenario queue that `group` has not settled (not
+   * Marks as lost the messages of [from, to) on a scenario queue that `subject` has not settled (not
    * consumed, sent back, dead-lettered, lost, skipped or filtered out): nobody will read them again.
    */
-  markLost(group: number, mq: number, from: number, to: number): void {
-    this.markUnresolved(group, mq, from, to, FATE_LOST);
+  markLost(subject: number, mq: number, from: number, to: number): void {
+    this.markUnresolved(subject, mq, from, to, FATE_LOST);
   }
 
   /**
-   * The group started `mq` at `to` with no stored offset (§10.6: the max offset, a timestamp's offset):
+   * The subject started `mq` at `to` with no stored offset (§10.6: the max offset, a timestamp's offset):
    * the messages below it it has not settled will never be delivered to it.
    */
-  markSkippedAtStart(group: number, mq: number, to: number): void {
-    this.markUnresolved(group, mq, 0, to, FATE_SKIPPED);
+  markSkippedAtStart(subject: number, mq: number, to: number): void {
+    this.markUnresolved(subject, mq, 0, to, FATE_SKIPPED);
   }
 
   /** Adds `bit` (LOST or SKIPPED) to the unresolved messages of [from, to): O(unresolved part of the range). */
-  private markUnresolved(group: number, mq: number, from: number, to: number, bit: number): void {
-    const col = this.columns[group]![mq];
+  private markUnresolved(subject: number, mq: number, from: number, to: number, bit: number): void {
+    const col = this.columns[subject]![mq];
     if (col === undefined) return;
     let marked = 0;
     for (let o = col.nextUnresolved(from, to); o >= 0; o = col.nextUnresolved(o + 1, to)) {
       col.set(o, col.get(o) | bit);
       marked++;
     }
-    if (bit === FATE_LOST) this.counters[group]!.lost += marked;
-    else this.counters[group]!.skippedAtStart += marked;
+    const counters = this.subjects[subject]!.counters;
+    if (bit === FATE_LOST) counters.lost += marked;
+    else counters.skippedAtStart += marked;
   }
 
-  /** Retention or a truncation deleted [from, to) of a queue: lost for every group that had not settled them. */
+  /** Retention or a truncation deleted [from, to) of a queue: lost for every subject that had not settled them. */
   deleted(mq: number, from: number, to: number): void {
-    for (const s of this.subscribers[mq]!) this.markLost(s.group, mq, from, to);
+    for (const s of this.subscribers[mq]!) this.markLost(s.subject, mq, from, to);
   }
 
   /**
    * A crash lost [from, to) of a scenario queue, and `from` will be reused by new messages: for every
-   * group, those it had not settled are lost; then the column takes new messages from `from` again.
+   * subject, those it had not settled are lost; then the column takes new messages from `from` again.
    */
   truncated(mq: number, from: number, to: number): void {
     for (const s of this.subscribers[mq]!) {
-      this.markLost(s.group, mq, from, to);
-      const col = this.columns[s.group]![mq]!;
+      this.markLost(s.subject, mq, from, to);
+      const col = this.columns[s.subject]![mq]!;
       col.truncate(from);
       // A consumer may have read up to `to` (a pull answered just before the crash): the messages that
       // refill [from, to) arrive lost, since a FOUND at its offset skips them silently (broker spec
@@ -194,16 +309,16 @@ export class MessageFates {
     }
   }
 
-  /** Messages the group awaits on all its queues: O(compact chunks' counters + the chunks not yet resolved). */
-  awaiting(group: number): AwaitingCount {
+  /** Messages the subject awaits on all its queues: O(compact chunks' counters + the chunks not yet resolved). */
+  awaiting(subject: number): AwaitingCount {
     const out: AwaitingCount = { awaiting: 0, retrying: 0 };
-    for (const col of this.columns[group]!) col?.countAwaiting(out);
+    for (const col of this.columns[subject]!) col?.countAwaiting(out);
     return out;
   }
 
-  /** The fate of (group, mq, offset); −1 if the group has no column on `mq` or the offset is not stored. */
-  fateAt(group: number, mq: number, offset: number): number {
-    const col = this.columns[group]![mq];
+  /** The fate of (subject, mq, offset); −1 if the subject has no column on `mq` or the offset is not stored. */
+  fateAt(subject: number, mq: number, offset: number): number {
+    const col = this.columns[subject]![mq];
     if (col === undefined || offset < 0 || offset >= col.max) return -1;
     return col.get(offset);
   }

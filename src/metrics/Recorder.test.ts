@@ -12,7 +12,7 @@ import { Routes } from "../protocol/routes.ts";
 import { simulate } from "../run/simulate.ts";
 import { normalizeScenario } from "../scenario/normalize.ts";
 import type { ScenarioInput } from "../scenario/types.ts";
-import { FATE_COUNT_MASK, FATE_DLQ, FATE_FILTERED, FATE_LOST, FATE_RETRYING, FATE_SKIPPED } from "./MessageFates.ts";
+import { FATE_COUNT_MASK, FATE_DLQ, FATE_DROPPED, FATE_FILTERED, FATE_LOST, FATE_RETRYING, FATE_SKIPPED } from "./MessageFates.ts";
 import { Recorder } from "./Recorder.ts";
 
 const S = 1_000_000;
@@ -92,13 +92,13 @@ describe("Recorder.sentBack, retrying, deadLettered, discarded: the broker's sen
     expect(rec.fates.fate(G, messageKey(t, 0)) & FATE_DLQ).toBe(FATE_DLQ);
   });
 
-  it("discarded (retryQueueNums 0) counts the message lost once and sets FATE_LOST", () => {
+  it("discarded (retryQueueNums 0) counts the message lost and dropped once and sets FATE_LOST | FATE_DROPPED", () => {
     const { rec, t } = recorder();
     rec.messageStored(t, 0, TAG_A);
     rec.discarded(G, messageKey(t, 0));
     rec.discarded(G, messageKey(t, 0));
-    expect(rec.groups[G]!.lost).toBe(1);
-    expect(rec.fates.fate(G, messageKey(t, 0))).toBe(FATE_LOST);
+    expect(rec.groups[G]).toMatchObject({ lost: 1, dropped: 1 });
+    expect(rec.fates.fate(G, messageKey(t, 0))).toBe(FATE_LOST | FATE_DROPPED);
   });
 });
 
@@ -283,9 +283,9 @@ describe("the broker's send-back chain, as the books see it (§9.2)", () => {
     // so the client moves on: three discards, three lost (simulate runs checkRun at the end).
     const r = simulate(poison({ retryQueueNums: 0 }, {}, 3));
     const rec = r.recorder;
-    expect(rec.groups[G]).toMatchObject({ produced: 3, lost: 3, dlq: 0, consumed: 0 });
+    expect(rec.groups[G]).toMatchObject({ produced: 3, lost: 3, dropped: 3, dlq: 0, consumed: 0 });
     expect(rec.sentBackTotal).toBe(0);
-    for (let o = 0; o < 3; o++) expect(rec.fates.fate(G, messageKey(r.cluster.routes.topicQueues(0)[0]!, o))).toBe(FATE_LOST);
+    for (let o = 0; o < 3; o++) expect(rec.fates.fate(G, messageKey(r.cluster.routes.topicQueues(0)[0]!, o))).toBe(FATE_LOST | FATE_DROPPED);
   });
 
   // A retry copy of a message that was consumed and whose chunk was freed must count as a duplicate.

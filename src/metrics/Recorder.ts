@@ -1,18 +1,29 @@
 // The run's books: what brokers and consumers report as it happens (the cluster's observer), kept as
-// counters, histograms, message fates and queue ownership for the sampler and the summary. It only
-// records: nothing here is read by the model.
+// counters, histograms, message fates, queue ownership (and locks) and orderly blocks for the sampler
+// and the summary. It only records: nothing here is read by the model.
+//
+// Fates are kept per fate subject (MessageFates): a CLUSTERING group, or each instance slot of a
+// BROADCASTING group. A consumer's report names its consumer, which picks the subject; a broker's
+// report names only the group, so it goes to every subject of the group (a broadcasting group sends
+// nothing back, so the broker has nothing to say about it but retention and truncation).
 import type { ClusterObserver } from "../model/Cluster.ts";
 import type { Marker } from "../model/records.ts";
 import type { Routes } from "../protocol/routes.ts";
 import type { Model } from "../scenario/types.ts";
 import { Histogram } from "../sim/Histogram.ts";
-import { GroupFates, MessageFates } from "./MessageFates.ts";
+import { FateTotals, MessageFates, type FateCounts } from "./MessageFates.ts";
+import { OrderlyBooks } from "./OrderlyBooks.ts";
 import { Ownership } from "./Ownership.ts";
 
 export class Recorder implements ClusterObserver {
-  readonly groups: GroupFates[];
+  /** Per group, its fate counters: a CLUSTERING group's own, a BROADCASTING group's summed over its
+   * instance slots (so its `produced` is the messages times its instance slots). */
+  readonly groups: readonly FateCounts[];
   readonly fates: MessageFates;
   readonly ownership = new Ownership();
+  readonly orderly = new OrderlyBooks();
+  /** Per group: whether it consumes ORDERLY (the orderly books are kept only then). */
+  private readonly orderlyGroup: boolean[];
   /** Messages producers stored, all topics. */
   producedTotal = 0;
   /** CONSUMER_SEND_MSG_BACK requests accepted (events, not messages). */
@@ -28,8 +39,12 @@ export class Recorder implements ClusterObserver {
     /** Chart markers, shared with the fault plan. */
     readonly markers: Marker[],
   ) {
-    this.groups = model.groups.map(() => new GroupFates());
-    this.fates = new MessageFates(model, routes, this.groups);
+    this.fates = new MessageFates(model, routes);
+    const subjects = this.fates.subjects;
+    this.groups = model.groups.map((g) =>
+      g.messageModel === "BROADCASTING" ? new FateTotals(this.fates.subjectsOf(g.index).map((s) => subjects[s]!.counters)) : subjects[g.index]!.counters,
+    );
+    this.orderlyGroup = model.groups.map((g) => g.consumeMode === "ORDERLY");
   }
 
   // ---------------------------------------------------------------- brokers
@@ -52,19 +67,22 @@ export class Recorder implements ClusterObserver {
     this.sentBackTotal++;
   }
   retrying(group: number, originKey: number): void {
-    this.fates.markRetrying(group, originKey);
+    for (const s of this.fates.subjectsOf(group)) this.fates.markRetrying(s, originKey);
   }
   deadLettered(group: number, originKey: number): void {
-    this.fates.markDlq(group, originKey);
+    for (const s of this.fates.subjectsOf(group)) this.fates.markDlq(s, originKey);
   }
+  /** The broker discarded a sent-back message (retryQueueNums 0): lost, and counted dropped. */
   discarded(group: number, originKey: number): void {
-    this.fates.markDropped(group, originKey);
+    for (const s of this.fates.subjectsOf(group)) this.fates.markDropped(s, originKey);
   }
 
   // ---------------------------------------------------------------- consumers
 
-  consumed(group: number, mq: number, _offset: number, originKey: number, originBornUs: number, consumerAddr: number, nowUs: number): void {
-    if (this.fates.recordConsumed(group, originKey)) this.ownership.duplicate(group, mq, consumerAddr);
+  consumed(group: number, mq: number, offset: number, originKey: number, originBornUs: number, consumerAddr: number, nowUs: number): void {
+    const subject = this.fates.subjectOf(group, consumerAddr);
+    if (this.fates.recordConsumed(subject, originKey)) this.ownership.duplicate(group, mq, consumerAddr);
+    if (this.orderlyGroup[group]) this.orderly.consumed(subject, mq, offset, nowUs);
     this.endToEndInterval.record(Math.max(0, nowUs - originBornUs));
   }
   queueOpened(group: number, mq: number, consumerAddr: number, clientId: string, nowUs: number): void {
@@ -76,25 +94,35 @@ export class Recorder implements ClusterObserver {
   assignmentChanged(nowUs: number, label: string): void {
     this.markers.push({ tUs: nowUs, kind: "rebalance", label });
   }
-  offsetSkipped(group: number, mq: number, offset: number): void {
-    this.fates.markLost(group, mq, 0, offset);
+  /** `consumerAddr` picks the instance of a BROADCASTING group (whose offsets are its own); −1 otherwise. */
+  offsetSkipped(group: number, mq: number, offset: number, consumerAddr = -1): void {
+    this.fates.markLost(this.fates.subjectOf(group, consumerAddr), mq, 0, offset);
   }
-  startOffsetChosen(group: number, mq: number, offset: number, fromStoredOffset: boolean): void {
-    // A stored offset is where the group left off: whatever lies below it, it settled (or a reset
-    // skipped, counted by offsetSkipped). Without one the client chose a place (§10.6): below it,
-    // what the group has not settled it will never be given.
-    if (!fromStoredOffset) this.fates.markSkippedAtStart(group, mq, offset);
+  startOffsetChosen(group: number, mq: number, offset: number, fromStoredOffset: boolean, consumerAddr = -1): void {
+    // A stored offset is where the group (a broadcasting instance: its local file) left off: whatever
+    // lies below it, it settled (or a reset skipped, counted by offsetSkipped). Without one the client
+    // chose a place (§10.6): below it, what the subject has not settled it will never be given.
+    if (!fromStoredOffset) this.fates.markSkippedAtStart(this.fates.subjectOf(group, consumerAddr), mq, offset);
+  }
+  /** BROADCASTING: a failed message was dropped (§7.3): lost for that instance, and counted dropped. */
+  consumeDropped(group: number, _mq: number, _offset: number, originKey: number, consumerAddr: number, _nowUs: number): void {
+    this.fates.markDropped(this.fates.subjectOf(group, consumerAddr), originKey);
+  }
+  lockRefreshed(group: number, mq: number, consumerAddr: number, nowUs: number): void {
+    this.ownership.lockRefreshed(group, mq, consumerAddr, nowUs);
+  }
+  lockLost(group: number, mq: number, consumerAddr: number, nowUs: number): void {
+    this.ownership.lockLost(group, mq, consumerAddr, nowUs);
+  }
+  orderlySuspended(group: number, mq: number, offset: number, consumerAddr: number, nowUs: number): void {
+    this.orderly.suspended(this.fates.subjectOf(group, consumerAddr), mq, offset, nowUs);
+  }
+  orderlyCommitted(group: number, mq: number, offset: number, consumerAddr: number, nowUs: number): void {
+    this.orderly.committed(this.fates.subjectOf(group, consumerAddr), mq, offset, nowUs);
   }
 
-  // Orderly and broadcasting books: filled in by the metrics work of issue 12 (placeholders).
-  consumeDropped(_group: number, _mq: number, _offset: number, _originKey: number, _consumerAddr: number, _nowUs: number): void {}
-  lockRefreshed(_group: number, _mq: number, _consumerAddr: number, _nowUs: number): void {}
-  lockLost(_group: number, _mq: number, _consumerAddr: number, _nowUs: number): void {}
-  orderlySuspended(_group: number, _mq: number, _offset: number, _consumerAddr: number, _nowUs: number): void {}
-  orderlyCommitted(_group: number, _mq: number, _offset: number, _consumerAddr: number, _nowUs: number): void {}
-
-  /** Successful consumptions of every group, duplicates included. */
+  /** Successful consumptions of every subject, duplicates included. */
   get consumeOkTotal(): number {
-    return this.groups.reduce((a, f) => a + f.consumeOk, 0);
+    return this.fates.subjects.reduce((a, s) => a + s.counters.consumeOk, 0);
   }
 }

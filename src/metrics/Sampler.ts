@@ -4,6 +4,7 @@
 import type { Cluster } from "../model/Cluster.ts";
 import { SERIES_COLUMNS, type SeriesColumn, type SeriesData } from "../scenario/vocabulary.ts";
 import { FLOW_KIND } from "../client/trace.ts";
+import { broadcastCommittedOffset, broadcastNextOffset, runningInstances } from "./broadcastOffsets.ts";
 import type { Recorder } from "./Recorder.ts";
 
 export { SERIES_COLUMNS, type SeriesColumn };
@@ -138,14 +139,17 @@ export class Sampler {
       }
     }
     for (const grp of cl.model.groups) {
+      // A broadcasting group's offsets are its instances' own (none on the broker): its lags are its
+      // slowest running instance's (broadcastOffsets.ts).
+      const running = grp.messageModel === "BROADCASTING" ? runningInstances(cl, grp.index) : null;
       for (const sub of grp.subscriptions) {
         for (const mq of cl.routes.topicQueues(sub.topic)) {
           const broker = cl.brokers[cl.routes.brokerOf(mq)]!;
           const q = broker.store.queue(mq);
-          const committed = broker.offsets.queryOffset(grp.index, mq);
+          const committed = running === null ? broker.offsets.queryOffset(grp.index, mq) : broadcastCommittedOffset(running, mq);
           const base = committed >= 0 ? committed : q.minOffset;
           out.lagCommitted += Math.max(0, q.maxOffset - base);
-          const next = this.nextOffsetMax[grp.index * nQ + mq]!;
+          const next = running === null ? this.nextOffsetMax[grp.index * nQ + mq]! : broadcastNextOffset(running, mq);
           out.lagUnpulled += Math.max(0, q.maxOffset - (next >= 0 ? next : base));
         }
       }

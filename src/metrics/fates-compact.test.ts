@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { messageKey } from "../broker/QueueStore.ts";
 import { Routes } from "../protocol/routes.ts";
 import { normalizeScenario } from "../scenario/normalize.ts";
-import { GroupFates, MessageFates } from "./MessageFates.ts";
+import { MessageFates } from "./MessageFates.ts";
 
 const N = 1_000_000;
 const LAG = 2_000;
@@ -20,8 +20,8 @@ function longRun() {
     groups: [{ name: "G", subscribe: { T: "*" } }],
   });
   const routes = new Routes(model);
-  const counters = model.groups.map(() => new GroupFates());
-  const f = new MessageFates(model, routes, counters);
+  const f = new MessageFates(model, routes);
+  const counters = f.subjects.map((s) => s.counters);
   const mq = routes.topicQueues(0)[0]!;
   const k = (o: number) => messageKey(mq, o);
   for (let o = 0; o < N; o++) {

@@ -1,10 +1,33 @@
 import { describe, expect, it } from "vitest";
 import { numericPaths } from "../scenario/expect.ts";
-import { SUMMARY_FIGURES } from "../scenario/vocabulary.ts";
+import { GROUP_FIGURES, groupFigureNames, SUMMARY_FIGURES } from "../scenario/vocabulary.ts";
+import type { FateAccount } from "./accounting.ts";
 import { emptySummary } from "./summary.ts";
 
 describe("summary figures", () => {
   it("SUMMARY_FIGURES, the names expectations may compare, are exactly the summary's numeric figures, in its order", () => {
     expect(numericPaths(emptySummary())).toEqual(SUMMARY_FIGURES);
+  });
+});
+
+describe("group figures", () => {
+  it("GROUP_FIGURES are exactly a group account's (and an instance account's) numeric figures, in its order", () => {
+    const account: FateAccount = {
+      produced: 0, filtered: 0, consumed: 0, duplicates: 0, dlq: 0, lost: 0, dropped: 0, skippedAtStart: 0, inFlight: 0, cached: 0, retrying: 0, unpulled: 0,
+    };
+    expect(numericPaths(account)).toEqual(GROUP_FIGURES);
+  });
+
+  it("groupFigureNames names every group's figures, and a broadcasting group's per instance slot", () => {
+    const names = groupFigureNames([
+      { name: "C", messageModel: "CLUSTERING", instancesMax: 3 },
+      { name: "B", messageModel: "BROADCASTING", instancesMax: 2 },
+    ]);
+    // C: 12 figures; B: 12 + 2 instances × 12.
+    expect(names).toHaveLength(12 + 12 + 24);
+    expect(names).toContain("groups.C.dropped");
+    expect(names).not.toContain("groups.C.instances.0.consumed");
+    expect(names).toContain("groups.B.instances.1.consumed");
+    expect(names).not.toContain("groups.B.instances.2.consumed");
   });
 });

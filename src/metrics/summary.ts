@@ -4,9 +4,12 @@ import { FLOW_KIND } from "../client/trace.ts";
 import type { Cluster } from "../model/Cluster.ts";
 import type { FaultRecord } from "../model/records.ts";
 import type { Histogram } from "../sim/Histogram.ts";
-import type { GroupAccount } from "./accounting.ts";
+import type { FateAccount, GroupAccount } from "./accounting.ts";
 import type { Recorder } from "./Recorder.ts";
 import type { Sampler } from "./Sampler.ts";
+import { queueRows, type QueueRow } from "./summaryQueues.ts";
+
+export type { OrderlyQueue, QueueLockState, QueueRow } from "./summaryQueues.ts";
 
 export interface LatencySummary {
   count: number;
@@ -27,8 +30,13 @@ export interface Summary {
   events: number;
   traceHash: string;
   traceRecords: number;
-  /** Every group's message accounts summed, plus send-backs (events, not messages). */
-  messages: Omit<GroupAccount, "group"> & { sentBack: number };
+  /**
+   * Every group's message accounts summed, plus send-backs (events, not messages). A BROADCASTING group
+   * counts each message once per instance slot: its instances each consume every message (so its
+   * `produced` is messages × instance slots, and one consumption per instance is no duplicate).
+   */
+  messages: FateAccount & { sentBack: number };
+  /** Per group: its account, messageModel and consumeMode; a BROADCASTING group's `instances` accounts too. */
   groups: GroupAccount[];
   lag: { committed: { final: number; max: number }; unpulled: { final: number; max: number } };
   cache: { countPerQueueMax: number; bytesPerQueueMax: number; countPerConsumerMax: number; bytesPerConsumerMax: number };
@@ -45,23 +53,12 @@ export interface Summary {
   ownershipChanges: number;
   /** Σ over groups × ordinary queues of the seconds with no owner. */
   orphanQueueSeconds: number;
+  /** ORDERLY groups (spec §8), all queues: SUSPEND_CURRENT_QUEUE_A_MOMENT results, and the longest any
+   * head message stayed blocked (perQueue[].orderly has them per queue). Zero without orderly groups. */
+  orderly: { suspends: number; longestHeadBlockMs: number };
   faults: FaultRecord[];
-  perQueue: {
-    group: string;
-    topic: string;
-    brokerName: string;
-    queueId: number;
-    owner: string | null;
-    minOffset: number;
-    maxOffset: number;
-    committedOffset: number;
-    nextOffset: number | null;
-    cached: number;
-    /** Seconds this group had no owner for the queue. */
-    orphanSeconds: number;
-    /** Who held the queue when, and the duplicates each owner consumed. */
-    ownerHistory: { clientId: string; fromMs: number; toMs: number | null; duplicates: number }[];
-  }[];
+  /** Per group × subscribed queue (retry queues included): see QueueRow. */
+  perQueue: QueueRow[];
   perConsumer: {
     clientId: string;
     group: string;
@@ -96,44 +93,14 @@ export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accou
   const stats = cl.clientStats;
   const routes = cl.routes;
   const final = sampler.gauges();
-  const sum = (k: keyof GroupAccount) => accounts.reduce((a, g) => a + (g[k] as number), 0);
+  const sum = (k: keyof FateAccount) => accounts.reduce((a, g) => a + g[k], 0);
   const nowUs = cl.sched.nowUs;
   const simSec = nowUs / 1e6;
   const consumedOk = rec.consumeOkTotal;
   const fc = stats.flowControl;
   const seriesMax = (col: number[]) => col.reduce((a, v) => (v > a ? v : a), 0);
-  const perQueue: Summary["perQueue"] = [];
-  for (const grp of cl.model.groups) {
-    const subscribed = [...grp.subscriptions.map((s) => s.topic), routes.retryTopic(grp.index)];
-    for (const topic of subscribed) {
-      for (const mq of routes.topicQueues(topic)) {
-        const route = routes.queues[mq]!;
-        const broker = cl.brokers[route.brokerIndex]!;
-        const q = broker.store.queue(mq);
-        let owner: string | null = null;
-        let next: number | null = null;
-        let cached = 0;
-        for (const c of cl.consumers) {
-          if (c.group !== grp.index) continue;
-          const pr = c.rebalance.pullRequestOf(mq);
-          if (pr === undefined) continue;
-          owner = owner === null ? c.clientId : `${owner},${c.clientId}`;
-          next = Math.max(next ?? -1, pr.nextOffset);
-          cached += pr.pq.msgCount;
-        }
-        const history = rec.ownership.intervals(grp.index, mq);
-        perQueue.push({
-          group: grp.name, topic: route.topic, brokerName: route.brokerName, queueId: route.queueId, owner,
-          minOffset: q.minOffset, maxOffset: q.maxOffset,
-          committedOffset: broker.offsets.queryOffset(grp.index, mq), nextOffset: next, cached,
-          orphanSeconds: r3(rec.ownership.orphanSeconds(grp.index, mq, nowUs)),
-          ownerHistory: history.map((iv) => ({
-            clientId: iv.clientId, fromMs: Math.round(iv.fromUs / 1000), toMs: iv.toUs === null ? null : Math.round(iv.toUs / 1000), duplicates: iv.duplicates,
-          })),
-        });
-      }
-    }
-  }
+  const perQueue = queueRows(cl, rec);
+  const orderlyRows = perQueue.flatMap((q) => (q.orderly === null ? [] : [q.orderly]));
   const assignment: Record<string, string[]> = {};
   const perConsumer: Summary["perConsumer"] = cl.consumers.map((c) => {
     const pqs = c.rebalance.processQueues();
@@ -164,8 +131,8 @@ export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accou
     traceRecords: cl.trace.count,
     messages: {
       produced: sum("produced"), filtered: sum("filtered"), consumed: sum("consumed"), duplicates: sum("duplicates"),
-      sentBack: rec.sentBackTotal, dlq: sum("dlq"), lost: sum("lost"), skippedAtStart: sum("skippedAtStart"), inFlight: sum("inFlight"), cached: sum("cached"),
-      retrying: sum("retrying"), unpulled: sum("unpulled"),
+      sentBack: rec.sentBackTotal, dlq: sum("dlq"), lost: sum("lost"), dropped: sum("dropped"), skippedAtStart: sum("skippedAtStart"), inFlight: sum("inFlight"),
+      cached: sum("cached"), retrying: sum("retrying"), unpulled: sum("unpulled"),
     },
     groups: accounts,
     lag: {
@@ -197,6 +164,10 @@ export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accou
     rebalanceChanges: cl.consumers.reduce((a, c) => a + c.rebalance.changes, 0) + cl.retiredRebalanceChanges,
     ownershipChanges: rec.ownership.changes(),
     orphanQueueSeconds: r3(perQueue.filter((q) => !q.topic.startsWith("%")).reduce((a, q) => a + q.orphanSeconds, 0)),
+    orderly: {
+      suspends: orderlyRows.reduce((a, o) => a + o.suspends, 0),
+      longestHeadBlockMs: orderlyRows.reduce((a, o) => Math.max(a, o.longestHeadBlockMs), 0),
+    },
     faults,
     perQueue,
     perConsumer,
@@ -211,7 +182,9 @@ const ZERO_LATENCY: LatencySummary = { count: 0, meanMs: 0, p50Ms: 0, p90Ms: 0, 
 export function emptySummary(): Summary {
   return {
     scenario: "", seed: 0, profile: "", complete: true, stopReason: "", simulatedMs: 0, events: 0, traceHash: "", traceRecords: 0,
-    messages: { produced: 0, filtered: 0, consumed: 0, duplicates: 0, sentBack: 0, dlq: 0, lost: 0, skippedAtStart: 0, inFlight: 0, cached: 0, retrying: 0, unpulled: 0 },
+    messages: {
+      produced: 0, filtered: 0, consumed: 0, duplicates: 0, sentBack: 0, dlq: 0, lost: 0, dropped: 0, skippedAtStart: 0, inFlight: 0, cached: 0, retrying: 0, unpulled: 0,
+    },
     groups: [],
     lag: { committed: { final: 0, max: 0 }, unpulled: { final: 0, max: 0 } },
     cache: { countPerQueueMax: 0, bytesPerQueueMax: 0, countPerConsumerMax: 0, bytesPerConsumerMax: 0 },
@@ -220,6 +193,6 @@ export function emptySummary(): Summary {
     store: { commitLogFilesDeleted: 0, writesRefused: 0, produceFailed: 0 },
     throughput: { consumedPerSec: { mean: 0, max: 0 }, producedPerSec: { mean: 0, max: 0 } },
     latency: { consumeWait: ZERO_LATENCY, consume: ZERO_LATENCY, endToEnd: ZERO_LATENCY },
-    rebalances: 0, rebalanceChanges: 0, ownershipChanges: 0, orphanQueueSeconds: 0, faults: [], perQueue: [], perConsumer: [], assignment: {}, expectations: [],
+    rebalances: 0, rebalanceChanges: 0, ownershipChanges: 0, orphanQueueSeconds: 0, orderly: { suspends: 0, longestHeadBlockMs: 0 }, faults: [], perQueue: [], perConsumer: [], assignment: {}, expectations: [],
   };
 }

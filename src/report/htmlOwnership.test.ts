@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunResult } from "../run/simulate.ts";
-import type { Summary } from "../metrics/summary.ts";
+import type { OrderlyQueue, Summary } from "../metrics/summary.ts";
 import { consumerColor } from "./chartSpecs.ts";
 import { renderFaults, renderOwnership } from "./htmlOwnership.ts";
 import { simulateBacklog } from "./testScenario.ts";
@@ -13,10 +13,10 @@ function withQueues(perQueue: Summary["perQueue"], faults: Summary["faults"] = [
   return { ...base, summary: { ...base.summary, simulatedMs: 100_000, perQueue, faults, ownershipChanges: 1, orphanQueueSeconds: 20 } };
 }
 
-function queue(ownerHistory: Summary["perQueue"][number]["ownerHistory"], orphanSeconds: number): Summary["perQueue"][number] {
+function queue(ownerHistory: Summary["perQueue"][number]["ownerHistory"], orphanSeconds: number, orderly: OrderlyQueue | null = null): Summary["perQueue"][number] {
   return {
     group: "G1", topic: "TopicTest", brokerName: "broker-a", queueId: 3, owner: null, minOffset: 0, maxOffset: 10,
-    committedOffset: 10, nextOffset: null, cached: 0, orphanSeconds, ownerHistory,
+    committedOffset: 10, nextOffset: null, cached: 0, orphanSeconds, ownerHistory, orderly,
   };
 }
 
@@ -50,6 +50,40 @@ describe("renderOwnership", () => {
     expect(odd).toContain("T&amp;&lt;x&gt;@broker-a#3");
     expect(odd).toContain('title="&lt;c&gt;: 0 s – end of run · 0 duplicates"');
     expect(odd).not.toContain("<c>");
+  });
+});
+
+describe("renderOwnership: an orderly queue's locks", () => {
+  const orderly: OrderlyQueue = {
+    suspends: 4, longestHeadBlockMs: 2500, lockState: "expired",
+    locks: [
+      { clientId: c0, state: "not locked", fromMs: 0, toMs: 10_000 },
+      { clientId: c0, state: "held", fromMs: 10_000, toMs: 60_000 },
+      { clientId: c0, state: "expired", fromMs: 60_000, toMs: null },
+    ],
+  };
+  const html = renderOwnership(withQueues([queue([{ clientId: c0, fromMs: 0, toMs: null, duplicates: 0 }], 0, orderly)]));
+
+  it("draws each lock stretch under the owner bar, placed by its share of the run, with its owner and times", () => {
+    expect(html).toContain('<div class="own-lock" title="lock at the end: expired">');
+    expect(html).toContain(`<span class="lock-not-locked" style="left:0%;width:10%;background:#ddd" title="${c0}: lock not locked, 0 s – 10 s"></span>`);
+    expect(html).toContain(`<span class="lock-held" style="left:10%;width:50%;background:#333" title="${c0}: lock held, 10 s – 60 s"></span>`);
+    // The expired stretch still open at the end runs to the end of the run.
+    expect(html).toMatch(new RegExp(`<span class="lock-expired" style="left:60%;width:40%;background:repeating-linear-gradient\\([^"]*\\)" title="${c0}: lock expired, 60 s – end of run"></span>`));
+  });
+
+  it("adds a legend of the three lock states", () => {
+    expect(html).toContain("lock: <span class=\"own-key\"><i style=\"background:#333\"></i>held (locked at the broker, refreshed within 30 s)</span>");
+    expect(html).toContain("expired (still locked, but not refreshed for 30 s: consumption stops)");
+    expect(html).toContain("not locked (consumption waits for the lock)");
+  });
+
+  it("draws no strip and no legend for queues without locks", () => {
+    const plain = renderOwnership(withQueues([queue([{ clientId: c0, fromMs: 0, toMs: null, duplicates: 0 }], 0)]));
+    expect(plain).not.toContain("own-lock\"");
+    expect(plain).not.toContain("lock: <span");
+    const unlocked = renderOwnership(withQueues([queue([{ clientId: c0, fromMs: 0, toMs: null, duplicates: 0 }], 0, { ...orderly, locks: [], lockState: "none" })]));
+    expect(unlocked).not.toContain("own-lock\"");
   });
 });
 

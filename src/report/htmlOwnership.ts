@@ -1,7 +1,9 @@
 // The "Ownership" and "Faults" sections of report.html, static markup (readable with scripts off):
 // per queue its orphan time, owners and duplicates, and its owner history as a horizontal bar across
-// the run; then what each fault did.
+// the run — under it, for an ORDERLY group's queue that had locks, each owner's lock state at the broker
+// (held, expired, not locked) as a thin strip; then what each fault did.
 import type { RunResult } from "../run/simulate.ts";
+import type { LockState } from "../metrics/Ownership.ts";
 import type { Summary } from "../metrics/summary.ts";
 import { consumerColor } from "./chartSpecs.ts";
 import { formatNumber } from "./csv.ts";
@@ -11,6 +13,19 @@ import { escapeHtml } from "./htmlSummary.ts";
 export const OWNERSHIP_QUEUES_MAX = 1000;
 /** Owner intervals drawn per queue; a rebalance storm can produce thousands (summary.json has all). */
 export const OWNERSHIP_SEGMENTS_MAX = 500;
+/** Lock-state stretches drawn per queue (summary.json has all). */
+export const LOCK_SEGMENTS_MAX = 500;
+/** How each lock state is drawn (a strip of its own, so no consumer colour is reused). */
+const LOCK_FILL: Record<LockState, string> = {
+  held: "#333",
+  expired: "repeating-linear-gradient(135deg, #f0a030 0 3px, #fff 3px 5px)",
+  "not locked": "#ddd",
+};
+const LOCK_MEANING: Record<LockState, string> = {
+  held: "held (locked at the broker, refreshed within 30 s)",
+  expired: "expired (still locked, but not refreshed for 30 s: consumption stops)",
+  "not locked": "not locked (consumption waits for the lock)",
+};
 const UNKNOWN_OWNER_COLOR = "#7f7f7f";
 
 type QueueRow = Summary["perQueue"][number];
@@ -25,6 +40,8 @@ table.ownership { width: 100%; } table.ownership th, table.ownership td { white-
 .own-fault { position: absolute; top: -3px; bottom: -3px; width: 0; border-left: 2px solid #d62728; }
 .own-keys { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 13px; margin: 6px 0; }
 .own-key i { display: inline-block; width: 14px; height: 10px; margin-right: 5px; vertical-align: baseline; }
+.own-lock { position: relative; height: 5px; margin-top: 1px; border: 1px solid #ccc; border-top: none; background: #fff; }
+.own-lock span { position: absolute; top: 0; bottom: 0; min-width: 1px; }
 `;
 
 /** "G1 TopicTest@broker-a#3" style label of a summary queue row (the queue part as in timeseries.csv). */
@@ -47,9 +64,17 @@ export function renderOwnership(result: RunResult): string {
     .join("");
   const rows = queues.map((q) => ownershipRow(q, runMs, colorOf, s.faults)).join("\n");
   const more = s.perQueue.length > queues.length ? `<p>… and ${s.perQueue.length - queues.length} more queues (summary.json lists them).</p>` : "";
+  const anyLocks = queues.some((q) => (q.orderly?.locks.length ?? 0) > 0);
+  const lockText = anyLocks
+    ? " For an orderly queue, the thin strip under the bar is each owner's lock at the broker, by state; hover it for the owner and times."
+    : "";
+  const lockKeys = anyLocks
+    ? `<div class="own-keys">lock: ${(Object.keys(LOCK_FILL) as LockState[])
+      .map((st) => `<span class="own-key"><i style="background:${LOCK_FILL[st]}"></i>${escapeHtml(LOCK_MEANING[st])}</span>`).join("")}</div>`
+    : "";
   return `<h2 id="ownership">Ownership</h2>
-<p class="meta">${formatNumber(s.ownershipChanges)} ownership changes · ${formatNumber(s.orphanQueueSeconds)} queue-seconds with no owner. Each bar runs from 0 to ${formatNumber(runMs / 1000)} s: who held the queue when, coloured per consumer as on the consumers chart; hatched gaps had no owner; red lines are faults. Hover a segment for its client id, times and the duplicates its owner consumed. Where two owners briefly overlap (a rebalance hand-over), the later one is drawn on top.</p>
-<div class="own-keys">${keys}</div>
+<p class="meta">${formatNumber(s.ownershipChanges)} ownership changes · ${formatNumber(s.orphanQueueSeconds)} queue-seconds with no owner. Each bar runs from 0 to ${formatNumber(runMs / 1000)} s: who held the queue when, coloured per consumer as on the consumers chart; hatched gaps had no owner; red lines are faults. Hover a segment for its client id, times and the duplicates its owner consumed. Where two owners briefly overlap (a rebalance hand-over), the later one is drawn on top.${lockText}</p>
+<div class="own-keys">${keys}</div>${lockKeys}
 <table class="ownership"><thead><tr><th>group</th><th>queue</th><th>no owner (s)</th><th>owners</th><th>changes</th><th>duplicates</th><th class="own-cell">owner history (s)${axisTicks(runMs)}</th></tr></thead>
 <tbody>
 ${rows}
@@ -75,7 +100,23 @@ function ownershipRow(q: QueueRow, runMs: number, colorOf: (cid: string) => stri
   const cut = history.length - segments.length;
   const barTitle = cut > 0 ? ` title="${cut} more owner intervals not drawn (summary.json has them)"` : "";
   return `<tr><td>${escapeHtml(q.group)}</td><td>${escapeHtml(label)}</td>${num(q.orphanSeconds)}${num(distinct)}${num(Math.max(0, history.length - 1))}${num(duplicates)}`
-    + `<td class="own-cell"><div class="own-bar" data-queue="${escapeHtml(`${q.group} ${label}`)}"${barTitle}>${segments.join("")}${marks.join("")}</div></td></tr>`;
+    + `<td class="own-cell"><div class="own-bar" data-queue="${escapeHtml(`${q.group} ${label}`)}"${barTitle}>${segments.join("")}${marks.join("")}</div>${lockStrip(q, runMs)}</td></tr>`;
+}
+
+/** An orderly queue's lock states over the run, under its owner bar; nothing for a queue without locks. */
+function lockStrip(q: QueueRow, runMs: number): string {
+  const locks = q.orderly?.locks ?? [];
+  if (locks.length === 0) return "";
+  const spans = locks.slice(0, LOCK_SEGMENTS_MAX).map((l) => {
+    const left = pct(l.fromMs, runMs);
+    const width = Math.max(0, pct(l.toMs ?? runMs, runMs) - left);
+    const until = l.toMs === null ? "end of run" : `${formatNumber(l.toMs / 1000)} s`;
+    const title = `${l.clientId}: lock ${l.state}, ${formatNumber(l.fromMs / 1000)} s – ${until}`;
+    return `<span class="lock-${l.state.replace(" ", "-")}" style="left:${formatNumber(left)}%;width:${formatNumber(width)}%;background:${LOCK_FILL[l.state]}" title="${escapeHtml(title)}"></span>`;
+  });
+  const cut = locks.length - spans.length;
+  const title = `lock at the end: ${q.orderly!.lockState}${cut > 0 ? `; ${cut} more lock stretches not drawn (summary.json has them)` : ""}`;
+  return `<div class="own-lock" title="${escapeHtml(title)}">${spans.join("")}</div>`;
 }
 
 /** The faults that hit, in order; empty when the run had none. */

@@ -1,4 +1,5 @@
-// The summary as HTML tables (static markup: readable even with scripts off).
+// The summary as HTML tables (static markup: readable even with scripts off). Broadcasting groups get a
+// table of their instances' accounts, orderly groups one of their queues' suspends, blocks and locks.
 import type { RunResult } from "../run/simulate.ts";
 import type { LatencySummary } from "../metrics/summary.ts";
 import { formatNumber } from "./csv.ts";
@@ -20,6 +21,9 @@ function table(caption: string, head: string[], rows: Cell[][]): string {
   return `<table><caption>${escapeHtml(caption)}</caption>\n${thead}<tbody>\n${body}\n</tbody></table>`;
 }
 
+/** Orderly queues listed (summary.json has every one). */
+export const ORDERLY_QUEUES_MAX = 200;
+
 function latencyRow(name: string, l: LatencySummary): Cell[] {
   return [name, l.count, l.meanMs, l.p50Ms, l.p90Ms, l.p99Ms, l.maxMs];
 }
@@ -38,7 +42,7 @@ export function renderSummaryTables(result: RunResult): string {
       ["rebalances (changed)", `${formatNumber(s.rebalances)} (${formatNumber(s.rebalanceChanges)})`],
     ]),
     table("Messages", ["", "count"], [
-      ["produced", m.produced], ["consumed", m.consumed], ["duplicates", m.duplicates], ["lost", m.lost],
+      ["produced", m.produced], ["consumed", m.consumed], ["duplicates", m.duplicates], ["lost", m.lost], ["of which dropped", m.dropped],
       ["skipped at start", m.skippedAtStart], ["dlq", m.dlq], ["sent back", m.sentBack], ["in flight", m.inFlight], ["cached", m.cached],
       ["retrying", m.retrying], ["unpulled", m.unpulled], ["filtered", m.filtered],
     ]),
@@ -68,6 +72,20 @@ export function renderSummaryTables(result: RunResult): string {
       s.perConsumer.map((c) => [c.clientId, c.group, c.queues, c.cached, c.cachedBytes, c.queueFlowControlTimes,
         c.queueMaxSpanFlowControlTimes, c.consumeThreads, c.hungWorkers])),
   ];
+  const instances = s.groups.flatMap((g) => (g.instances ?? []).map((i) => ({ group: g.group, ...i })));
+  if (instances.length > 0) {
+    tables.push(table("Broadcasting instances (each consumes every message)",
+      ["group", "clientId", "consumed", "dropped", "duplicates", "lost", "skipped at start", "in flight", "cached", "unpulled"],
+      instances.map((i) => [i.group, i.started ? i.clientId : `${i.clientId} (never started)`, i.consumed, i.dropped, i.duplicates, i.lost,
+        i.skippedAtStart, i.inFlight, i.cached, i.unpulled])));
+  }
+  const orderly = s.perQueue.filter((q) => q.orderly !== null);
+  if (orderly.length > 0) {
+    const shown = orderly.slice(0, ORDERLY_QUEUES_MAX);
+    const more = orderly.length > shown.length ? ` — first ${shown.length} of ${orderly.length}` : "";
+    tables.push(table(`Orderly queues${more}`, ["group", "queue", "suspends", "longest head block (ms)", "lock at the end"],
+      shown.map((q) => [q.group, `${q.topic}@${q.brokerName}#${q.queueId}`, q.orderly!.suspends, q.orderly!.longestHeadBlockMs, q.orderly!.lockState])));
+  }
   if (s.expectations.length > 0) {
     tables.push(table("Expectations", ["expression", "ok", "actual"],
       s.expectations.map((e) => [e.expression, e.ok ? "ok" : "FAILED", e.actual])));

@@ -401,3 +401,40 @@ describe("expectations through normalizeScenario", () => {
     expect(e.reason).toMatch(/\(column 1 of "messages\.lots == 0"\)$/);
   });
 });
+
+describe("per-group figures (issue 12): groups.<group>.<figure>, groups.<group>.instances.<i>.<figure>", () => {
+  const summary = {
+    groups: [
+      { group: "A", dropped: 3, instances: null },
+      { group: "my.group", dropped: 5, instances: [{ clientId: "x", consumed: 7 }, { clientId: "y", consumed: 9 }] },
+      { group: "0", dropped: 11, instances: null },
+    ],
+  };
+  const names: ExpectNames = {
+    summaryPaths: ["groups.A.dropped", "groups.my.group.dropped", "groups.my.group.instances.1.consumed", "groups.0.dropped"],
+  };
+  const verdict = (src: string) => evaluateExpectation(parseExpectation(src, names), { summary, series: series([1], {}) });
+
+  it("finds a group by its name, dots included, then an instance by its number", () => {
+    expect(verdict("groups.A.dropped == 3").ok).toBe(true);
+    expect(verdict("groups.my.group.dropped == 5").ok).toBe(true);
+    expect(verdict("groups.my.group.instances.1.consumed == 9").actual).toBe("groups.my.group.instances.1.consumed = 9");
+  });
+
+  it("a group named like an index is found by its name, not by position", () => {
+    expect(verdict("groups.0.dropped == 11").ok).toBe(true);
+  });
+
+  it("expectNames(groups) offers the scenario's group figures to the parser", () => {
+    const m = normalizeScenario({
+      name: "n", brokers: [{ name: "b" }], topics: [{ name: "T", brokers: ["b"] }],
+      groups: [{ name: "G", instances: 2, messageModel: "BROADCASTING", subscribe: { T: "*" } }],
+      expect: ["groups.G.dropped == 0", "groups.G.instances.1.consumed >= 0"],
+    });
+    expect(m.expectations.length).toBe(2);
+    expect(() => normalizeScenario({
+      name: "n", brokers: [{ name: "b" }], topics: [{ name: "T", brokers: ["b"] }],
+      groups: [{ name: "G", subscribe: { T: "*" } }], expect: ["groups.H.dropped == 0"],
+    })).toThrow(/expect\.0.*unknown name "groups\.H\.dropped"/);
+  });
+});

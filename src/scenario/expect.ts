@@ -120,9 +120,23 @@ function compare(l: number, op: Cmp, r: number): boolean {
 
 function lookup(obj: unknown, path: string): number {
   let cur: unknown = obj;
-  for (const part of path.split(".")) {
+  const parts = path.split(".");
+  for (let i = 0; i < parts.length; i++) {
     if (cur === null || typeof cur !== "object") return NaN;
-    cur = (cur as Record<string, unknown>)[part];
+    if (Array.isArray(cur)) {
+      // An array of groups: the entry whose `group` is the name (which may itself contain dots); else
+      // an index (a BROADCASTING group's instances).
+      let found: unknown = undefined;
+      for (let j = parts.length - 1; j >= i && found === undefined; j--) {
+        const name = parts.slice(i, j + 1).join(".");
+        found = (cur as unknown[]).find((e) => e !== null && typeof e === "object" && Object.hasOwn(e, "group") && (e as { group: unknown }).group === name);
+        if (found !== undefined) i = j;
+      }
+      if (found === undefined && /^\d+$/.test(parts[i]!)) found = (cur as unknown[])[Number(parts[i])];
+      cur = found;
+      continue;
+    }
+    cur = Object.hasOwn(cur, parts[i]!) ? (cur as Record<string, unknown>)[parts[i]!] : undefined;
   }
   return typeof cur === "number" ? cur : typeof cur === "boolean" ? Number(cur) : NaN;
 }

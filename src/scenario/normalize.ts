@@ -23,11 +23,12 @@ import type {
   TopicModel,
 } from "./types.ts";
 import { ExpectError, parseExpectation, type ExpectNames } from "./expectParser.ts";
-import { SUMMARY_FIGURES } from "./vocabulary.ts";
+import { groupFigureNames, SUMMARY_FIGURES } from "./vocabulary.ts";
 import { instancesNeeded, parseFaults } from "./faults.ts";
 import { normalizeAllocate } from "./allocate.ts";
 import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "./read.ts";
 import { normalizeStore, parseStartTime } from "./store.ts";
+import { normalizeListener } from "./listener.ts";
 
 const TOP_KEYS = [
   "$schema", "name", "description", "seed", "duration", "sampleEvery", "profile", "brokers", "network",
@@ -112,7 +113,7 @@ export function normalizeScenario(raw: unknown): Model {
     }
     expect = raw.expect as string[];
   }
-  const names = expectNames();
+  const names = expectNames(groups);
   const expectations = expect.map((e, i) => {
     try {
       return parseExpectation(e, names);
@@ -344,32 +345,11 @@ function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): Grou
       throw new InputError(`${path}.config.consumeThreadMin`, `consumeThreadMin (${config.consumeThreadMin}) is larger than consumeThreadMax (${config.consumeThreadMax})`);
     }
   }
-  const listener = raw.listener ?? {};
-  if (!isRecord(listener)) throw new InputError(`${path}.listener`, "must be an object");
-  checkKeys(listener, ["consumeTime", "failureProbability", "poisonFraction", "hangFraction", "autoCommit", "successResult", "failureResult"], `${path}.listener`);
-  // Only an orderly listener returns these; a concurrent group may state the defaults, nothing else.
-  const orderlyDefaults: Record<string, unknown> = { autoCommit: true, successResult: "SUCCESS", failureResult: "SUSPEND_CURRENT_QUEUE_A_MOMENT" };
-  for (const k of Object.keys(orderlyDefaults)) {
-    if (listener[k] !== undefined && listener[k] !== orderlyDefaults[k] && consumeMode !== "ORDERLY") {
-      throw new InputError(`${path}.listener.${k}`, `applies to an orderly listener only: set "consumeMode": "ORDERLY", or leave it at ${JSON.stringify(orderlyDefaults[k])}`);
-    }
-  }
-  if (listener.autoCommit !== undefined && typeof listener.autoCommit !== "boolean") {
-    throw new InputError(`${path}.listener.autoCommit`, `must be true or false, got ${JSON.stringify(listener.autoCommit)}`);
-  }
-  const orderlyResults = {
-    autoCommit: listener.autoCommit === undefined ? true : (listener.autoCommit as boolean),
-    successResult: listener.successResult === undefined ? "SUCCESS" as const
-      : readEnum(listener, "successResult", `${path}.listener.successResult`, ["SUCCESS", "COMMIT"] as const),
-    failureResult: listener.failureResult === undefined ? "SUSPEND_CURRENT_QUEUE_A_MOMENT" as const
-      : readEnum(listener, "failureResult", `${path}.listener.failureResult`, ["SUSPEND_CURRENT_QUEUE_A_MOMENT", "ROLLBACK"] as const),
-  };
-  const consumeTime = compileDist(listener.consumeTime ?? SCENARIO_DEFAULTS.consumeTime, "duration", `${path}.listener.consumeTime`);
-  const prob = (k: string) => (listener[k] === undefined ? 0 : readNumber(listener, k, `${path}.listener.${k}`, 0, 1));
+  const { consumeTime, failureProbability, poisonFraction, hangFraction, orderlyResults } = normalizeListener(raw.listener, `${path}.listener`, consumeMode);
   const startAtUs = raw.startAt === undefined ? 0 : parseDurationUs(raw.startAt, `${path}.startAt`);
   return {
     index, name, instances, subscriptions, consumeFromWhere, consumeMode, messageModel, consumeTimestampBeforeUs, config, consumeTime,
-    failureProbability: prob("failureProbability"), poisonFraction: prob("poisonFraction"), hangFraction: prob("hangFraction"), orderlyResults,
+    failureProbability, poisonFraction, hangFraction, orderlyResults,
     startAtUs, allocate, instancesMax: instances, clientIds: [],
   };
 }
@@ -391,7 +371,11 @@ function parseTagExpression(expr: string, topic: TopicModel, path: string): Set<
 }
 
 const EXPECT_NAMES: ExpectNames = { summaryPaths: SUMMARY_FIGURES };
-/** Names an expectation may refer to: every numeric figure of the summary. */
-export function expectNames(): ExpectNames {
-  return EXPECT_NAMES;
+/**
+ * Names an expectation may refer to: every numeric figure of the summary, and with the scenario's
+ * groups `groups.<group>.<figure>` (and `groups.<group>.instances.<i>.<figure>` for BROADCASTING).
+ */
+export function expectNames(groups?: readonly GroupModel[]): ExpectNames {
+  if (groups === undefined || groups.length === 0) return EXPECT_NAMES;
+  return { summaryPaths: [...SUMMARY_FIGURES, ...groupFigureNames(groups)] };
 }

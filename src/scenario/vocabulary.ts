@@ -8,8 +8,8 @@ export const SERIES_COLUMNS = [
   "tSec", // sample time, seconds of virtual time
   "producedPerSec", // messages appended by producers
   "consumedPerSec", // successful listener results (duplicates included)
-  "lagCommitted", // Σ broker max offset − committed offset, over groups × subscribed queues
-  "lagUnpulled", // Σ broker max offset − next pull offset
+  "lagCommitted", // Σ broker max offset − committed offset, over groups × subscribed queues (a BROADCASTING group: its slowest running instance's local offset)
+  "lagUnpulled", // Σ broker max offset − next pull offset (a BROADCASTING group: its slowest running instance's)
   "cached", // Σ messages in ProcessQueues
   "cachedBytes", // Σ body bytes in ProcessQueues
   "cachedPerQueueMax", // largest single ProcessQueue, messages
@@ -67,7 +67,7 @@ export interface SeriesData {
 export const SUMMARY_FIGURES: readonly string[] = [
   "seed", "complete", "simulatedMs", "events", "traceRecords",
   "messages.produced", "messages.filtered", "messages.consumed", "messages.duplicates",
-  "messages.sentBack", "messages.dlq", "messages.lost", "messages.skippedAtStart", "messages.inFlight", "messages.cached",
+  "messages.sentBack", "messages.dlq", "messages.lost", "messages.dropped", "messages.skippedAtStart", "messages.inFlight", "messages.cached",
   "messages.retrying", "messages.unpulled",
   "lag.committed.final", "lag.committed.max", "lag.unpulled.final", "lag.unpulled.max",
   "cache.countPerQueueMax", "cache.bytesPerQueueMax", "cache.countPerConsumerMax",
@@ -86,4 +86,26 @@ export const SUMMARY_FIGURES: readonly string[] = [
   "latency.endToEnd.count", "latency.endToEnd.meanMs", "latency.endToEnd.p50Ms",
   "latency.endToEnd.p90Ms", "latency.endToEnd.p99Ms", "latency.endToEnd.maxMs",
   "rebalances", "rebalanceChanges", "ownershipChanges", "orphanQueueSeconds",
+  "orderly.suspends", "orderly.longestHeadBlockMs",
 ];
+
+/** The figures of each summary `groups[]` entry (and of each BROADCASTING instance in its `instances`). */
+export const GROUP_FIGURES: readonly string[] = [
+  "produced", "filtered", "consumed", "duplicates", "dlq", "lost", "dropped", "skippedAtStart", "inFlight", "cached", "retrying", "unpulled",
+];
+
+/**
+ * Per-group names a scenario could compare once the expectation language resolves a `groups` entry by
+ * its group name (the summary keeps groups in an array): `groups.<group>.<figure>`, and for a
+ * BROADCASTING group `groups.<group>.instances.<instance>.<figure>` (instance number: client ids are no
+ * names). Not yet accepted by the parser: SUMMARY_FIGURES is what it accepts today.
+ */
+export function groupFigureNames(groups: readonly { name: string; messageModel: string; instancesMax: number }[]): string[] {
+  const out: string[] = [];
+  for (const g of groups) {
+    for (const f of GROUP_FIGURES) out.push(`groups.${g.name}.${f}`);
+    if (g.messageModel !== "BROADCASTING") continue;
+    for (let i = 0; i < g.instancesMax; i++) for (const f of GROUP_FIGURES) out.push(`groups.${g.name}.instances.${i}.${f}`);
+  }
+  return out;
+}
