@@ -55,8 +55,11 @@ export class RebalanceImpl {
   private querySerial = 0;
   private lockSerial = 0;
   private pendingLocks = 0;
-  /** Orderly CLUSTERING: new queues are locked first (needLock = isOrder, §10.3). */
+  /** Orderly: new queues are locked first (needLock = isOrder, §10.3) — in CLUSTERING, and in 4.9's
+   * BROADCASTING too (5.x never locks there, §14). */
   private readonly needLock: boolean;
+  /** Orderly CLUSTERING: removal goes through the locks (§10.5). */
+  private readonly orderlyRemoval: boolean;
   readonly locks: QueueLocks;
   private lastRebalanceUs = 0;
   // Progress of the rebalance in flight.
@@ -81,7 +84,8 @@ export class RebalanceImpl {
   ) {
     this.trace = ctx.trace;
     this.brokerPick = ctx.rng(`consumer/${consumer.clientId}/findConsumerIdList`);
-    this.needLock = consumer.orderly && consumer.clustering;
+    this.needLock = consumer.orderly && (consumer.clustering || consumer.profile === "4.9");
+    this.orderlyRemoval = consumer.orderly && consumer.clustering;
     this.locks = new QueueLocks(consumer, ctx, routes, observer, this.table);
   }
 
@@ -270,7 +274,7 @@ export class RebalanceImpl {
       pq.locked = true;
       this.table.set(slot.mq, pq);
       this.observer.queueOpened(c.group, slot.mq, c.addr, c.clientId, now);
-      if (this.needLock) this.observer.lockRefreshed(c.group, slot.mq, c.addr, now);
+      if (this.orderlyRemoval) this.observer.lockRefreshed(c.group, slot.mq, c.addr, now);
       this.observer.startOffsetChosen(c.group, slot.mq, nextOffset, slot.stored >= 0, c.addr);
       const pr = c.newPullRequest(slot.mq, pq, nextOffset);
       this.requests.set(slot.mq, pr);
@@ -321,7 +325,7 @@ export class RebalanceImpl {
   private remove(mq: number, pq: ProcessQueue, reason: number): void {
     const c = this.consumer;
     let removed = true;
-    if (this.needLock) removed = this.locks.removeOrderly(mq, pq);
+    if (this.orderlyRemoval) removed = this.locks.removeOrderly(mq, pq);
     else {
       c.offsetStore.persist(mq);
       c.offsetStore.removeOffset(mq);

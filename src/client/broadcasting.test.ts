@@ -89,3 +89,24 @@ describe("LocalFileOffsetStore across a restart (§12.2)", () => {
     expect(sentOf(b, RequestCode.UPDATE_CONSUMER_OFFSET)).toEqual([]);
   });
 });
+
+describe("BROADCASTING with an orderly listener (§10.3, §14)", () => {
+  it("4.9 locks each queue before adding it (updateProcessQueueTableInRebalance(…, isOrder)): a queue another instance locked is skipped", () => {
+    const { b } = started({ consumeMode: "ORDERLY", profile: "4.9" });
+    playBroker(b, 20 * MS, { pull: serveBacklog(b), lock: (mqs) => mqs.filter((q) => q !== 1) });
+    expect(requestsOf(b, RequestCode.LOCK_BATCH_MQ).length).toBe(2);
+    expect(b.c.rebalance.processQueues().map(([mq]) => mq)).toEqual([0]);
+    // No lockAll in BROADCASTING (the orderly service schedules it in CLUSTERING only).
+    playBroker(b, 2 * S, { pull: serveBacklog(b) });
+    expect(requestsOf(b, RequestCode.LOCK_BATCH_MQ).length).toBe(2);
+  });
+
+  it("5.x never locks in BROADCASTING: every queue is added at once", () => {
+    const { b } = started({ consumeMode: "ORDERLY", profile: "5.x", consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET" });
+    playBroker(b, 2 * S, { pull: serveBacklog(b), lock: () => [] });
+    expect(requestsOf(b, RequestCode.LOCK_BATCH_MQ)).toEqual([]);
+    expect(b.c.rebalance.processQueues().map(([mq]) => mq)).toEqual([0, 1]);
+    // The consume loop does not look at locks in BROADCASTING: both backlogs (0…4) are consumed in order.
+    expect(b.ctx.records("consumeStart", { mq: 0 }).map((r) => r.offset)).toEqual([0, 1, 2, 3, 4]);
+  });
+});
