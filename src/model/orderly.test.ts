@@ -140,3 +140,21 @@ describe("a poison message with a finite orderly maxReconsumeTimes", () => {
     }
   });
 });
+
+describe("a partition between an orderly instance and a broker (scenarios/orderly-lock-expiry.json)", () => {
+  it("the instance's locks there go held → expired 30 s after their last refresh → held at the first lockAll that gets through", async () => {
+    const { readFileSync } = await import("node:fs");
+    const sc = JSON.parse(readFileSync(new URL("../../scenarios/orderly-lock-expiry.json", import.meta.url), "utf8")) as ScenarioInput;
+    const r = simulate(sc, { checkEveryUs: S });
+    for (const q of r.summary.perQueue.filter((x) => x.brokerName === "broker-b")) {
+      // lockAll at 1, 21, 41 s (answered 1–2 ms later); the partition from 60 s to 105 s swallows the
+      // 61, 81 and 101 s ones; 121 s gets through.
+      expect(q.orderly!.locks.map((l) => [l.state, Math.floor(l.fromMs / 1000), l.toMs === null ? null : Math.floor(l.toMs / 1000)])).toEqual([
+        ["held", 0, 71], ["expired", 71, 121], ["held", 121, null],
+      ]);
+    }
+    for (const q of r.summary.perQueue.filter((x) => x.brokerName === "broker-a")) {
+      expect(q.orderly!.locks.map((l) => l.state)).toEqual(["held"]);
+    }
+  });
+});
