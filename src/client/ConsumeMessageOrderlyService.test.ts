@@ -184,6 +184,23 @@ describe("processConsumeResult: SUSPEND_CURRENT_QUEUE_A_MOMENT and checkReconsum
     expect(updates()).toEqual([]);
   });
 
+  it("the retry send goes through the internal producer: its queue's broker refusing connections, another broker of %RETRY% takes it", () => {
+    const { b, cached, submit } = bench({ brokers: 2, listener: { poisonFraction: 1 }, config: { maxReconsumeTimes: 0 } });
+    b.ctx.down.add(0);
+    submit(cached([0]).pq);
+    playBroker(b, 100 * MS);
+    expect(requestsOf(b, RequestCode.SEND_MESSAGE).map((r) => r.to)).toEqual([1]);
+    // No broker at all: the send fails now, the head stays and counts one more.
+    const none = bench({ brokers: 2, listener: { poisonFraction: 1 }, config: { maxReconsumeTimes: 0 } });
+    none.ctx.down.add(0);
+    none.ctx.down.add(1);
+    const { pq } = none.cached([0]);
+    none.submit(pq);
+    playBroker(none.b, 100 * MS);
+    expect(requestsOf(none.b, RequestCode.SEND_MESSAGE)).toEqual([]);
+    expect(pq.reconsumeTimes(0)).toBe(1);
+  });
+
   it("the default maxReconsumeTimes (−1) is Integer.MAX_VALUE for an orderly consumer: a poison head is never sent anywhere", () => {
     const { b, c, cached, submit } = bench({ listener: { poisonFraction: 1 } });
     expect(c.maxReconsumeTimes).toBe(2_147_483_647);

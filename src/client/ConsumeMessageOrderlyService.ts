@@ -135,10 +135,7 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
   }
 
   private compact(): void {
-    const h = this.fifoHead;
-    this.fifoPq.splice(0, h);
-    this.fifoMq.splice(0, h);
-    this.fifoUs.splice(0, h);
+    for (const a of [this.fifoPq, this.fifoMq, this.fifoUs] as unknown[][]) a.splice(0, this.fifoHead);
     this.fifoHead = 0;
   }
 
@@ -285,7 +282,13 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
       this.host.group, mq, pq.takenOffset(i), 3 + rt, max, row.originKey, row.originBornUs, row.bodyBytes, row.tag,
       this.profile === "5.x" ? rt + 1 : rt,
     );
-    this.ctx.request(this.routes.brokerOf(mq), req, RETRY_SEND_TIMEOUT_US, worker);
+    // The internal producer makes up to 3 attempts (retryTimesWhenSendFailed 2) over the brokers of
+    // %RETRY%<group>, the queue's own first: the first that takes a connection; none → it fails now.
+    const own = this.routes.brokerOf(mq);
+    const others = this.routes.topics[this.routes.retryTopic(this.host.group)]!.brokers.filter((b) => b !== own);
+    const target = [own, ...others].slice(0, 3).find((b) => this.ctx.canConnect(b));
+    if (target === undefined) return this.onSendBackResponse(worker, null);
+    this.ctx.request(target, req, RETRY_SEND_TIMEOUT_US, worker);
   }
 
   /** The retry send's answer (null: time-out): a failure keeps the queue suspended and counts one more. */
@@ -349,7 +352,6 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
   laterQueue(ticket: number): number {
     return this.laters.get(ticket)?.mq ?? -1;
   }
-
   onTryLockDue(ticket: number): void {
     const l = this.laters.get(ticket);
     if (l) this.host.lockForReconsume(l.mq, ticket);

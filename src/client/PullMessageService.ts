@@ -50,7 +50,7 @@ export class PullMessageService {
     const c = this.c;
     const pq = pr.pq;
     const cfg = c.config;
-    if (pq.dropped) return pq.release(); // step 1: the request dies (and its cache's memory with it)
+    if (pq.dropped) return this.end(pr); // step 1: the request dies
     const now = this.ctx.nowUs;
     pq.lastPullTimestampUs = now; // step 2
     const exc = cfg.pullTimeDelayMillsWhenException;
@@ -101,29 +101,40 @@ export class PullMessageService {
   private fixFirstPullOffset(pr: PullRequest): void {
     const c = this.c;
     if (c.offsetStore instanceof LocalFileOffsetStore) {
+      // The file never fails to read; without an entry only LAST and TIMESTAMP need the broker.
       const stored = c.offsetStore.readFromStore(pr.mq);
-      if (stored >= 0) return this.firstPullAt(pr, stored);
+      if (stored >= 0) return this.firstPullAt(pr, stored, true);
+      if (c.groupModel.consumeFromWhere === "CONSUME_FROM_FIRST_OFFSET") return this.firstPullAt(pr, 0, false);
     }
-    // The broker query (also for a file without the entry: the max offset or the timestamp's).
+    // The broker query (for a file without the entry: the max offset or the timestamp's). A broker
+    // that refuses the connection fails it at once.
+    const broker = this.routes.brokerOf(pr.mq);
+    if (!this.ctx.canConnect(broker)) return this.onFirstPullOffset(pr, null);
     const tsUs = this.ctx.nowUs - c.groupModel.consumeTimestampBeforeUs;
-    this.ctx.request(this.routes.brokerOf(pr.mq), new QueryConsumerOffsetRequest(c.group, pr.mq, tsUs), 5_000_000, -1 - pr.id);
+    this.ctx.request(broker, new QueryConsumerOffsetRequest(c.group, pr.mq, tsUs), 5_000_000, -1 - pr.id);
   }
 
-  /** The answer (null: time-out) of the orderly first pull's offset query. */
+  /** The answer (null: time-out or refused) of the orderly first pull's offset query. */
   onFirstPullOffset(pr: PullRequest, resp: QueryConsumerOffsetResponse | null): void {
     const c = this.c;
-    if (pr.pq.dropped) return pr.pq.release();
+    if (pr.pq.dropped) return this.end(pr);
+    const exc = c.config.pullTimeDelayMillsWhenException;
+    // BROADCASTING asked only for the max / timestamp offset: its failure throws in both profiles.
+    if (resp === null && !c.clustering) return this.executePullRequestLater(pr, exc, LATER_REASON.exception);
     const stored = resp === null ? -2 : !c.clustering ? -1 : resp.code === ResponseCode.SUCCESS ? resp.offset : -1;
     const offset = computePullFromWhere(c.groupModel.consumeFromWhere, this.routes.isRetryTopic(this.routes.topicOf(pr.mq)), {
       stored, maxOffset: resp?.maxOffset ?? 0, searchOffset: resp?.searchOffset ?? 0,
     });
     // 5.x: a failed read or a negative result → try again in 1 s. 4.9 swallows the failure and pulls
     // at −1: the broker answers OFFSET_MOVED to its min offset (broker spec §4.6, issues #1825, #2708).
-    if (offset < 0 && c.profile === "5.x") return this.executePullRequestLater(pr, c.config.pullTimeDelayMillsWhenException, LATER_REASON.exception);
-    this.firstPullAt(pr, offset);
+    if (offset < 0 && c.profile === "5.x") return this.executePullRequestLater(pr, exc, LATER_REASON.exception);
+    this.firstPullAt(pr, offset, stored >= 0);
   }
 
-  private firstPullAt(pr: PullRequest, offset: number): void {
+  /** The first pull starts at `offset`; the books learn where (it may differ from the rebalance's choice). */
+  private firstPullAt(pr: PullRequest, offset: number, fromStoredOffset: boolean): void {
+    const c = this.c;
+    if (offset >= 0 && offset !== pr.nextOffset) this.observer.startOffsetChosen(c.group, pr.mq, offset, fromStoredOffset, c.addr);
     pr.previouslyLocked = true;
     pr.nextOffset = offset;
     // The rest of pullMessage from step 10, now rather than after another turn of the checks.
@@ -252,7 +263,15 @@ export class PullMessageService {
   /** The answer or time-out of a pull reached an incarnation that is no longer alive: the pull ends. */
   abandon(pr: PullRequest): void {
     pr.inFlight = false;
-    pr.pq.release();
+    this.end(pr);
+  }
+
+  /**
+   * A pull request's loop ends. Its dropped ProcessQueue gives back its memory — unless it is still in the
+   * table: an orderly queue whose removal failed keeps its messages there, as in RocketMQ (§10.5).
+   */
+  private end(pr: PullRequest): void {
+    if (!this.c.rebalance.holds(pr.mq, pr.pq)) pr.pq.release();
   }
 }
 

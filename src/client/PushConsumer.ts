@@ -251,6 +251,11 @@ export class PushConsumer implements Node {
     this.answered(requestCode, cookie, null);
   }
 
+  /** A request that could not leave (connection refused): it fails now, as its RPC throws in RocketMQ. */
+  failNow(requestCode: number, cookie: number): void {
+    this.answered(requestCode, cookie, null);
+  }
+
   /** An answer (response null: the request timed out) to a request this incarnation sent. */
   private answered(requestCode: number, cookie: number, response: Command | null): void {
     if (requestCode === RequestCode.QUERY_CONSUMER_OFFSET && cookie < 0) {

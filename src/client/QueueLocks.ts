@@ -5,6 +5,7 @@
 // queue it names that has a ProcessQueue as locked now; lockAll's answer also marks the queues it left
 // out as not locked.
 import type { NodeContext } from "../net/Node.ts";
+import { RequestCode } from "../protocol/codes.ts";
 import { LockBatchRequest, UnlockBatchRequest, type LockBatchResponse } from "../protocol/commands.ts";
 import type { Routes } from "../protocol/routes.ts";
 import { CLIENT_CONSTANTS } from "../scenario/defaults.ts";
@@ -28,6 +29,8 @@ export interface LockHost {
   readonly consumeService: ConsumeService;
   /** Trace type of a lock-state change (defined on first use). */
   lockTraceType(): number;
+  /** A request that failed before it left (the broker refused the connection): its failure, now. */
+  failNow(requestCode: number, cookie: number): void;
 }
 
 export class QueueLocks {
@@ -48,8 +51,13 @@ export class QueueLocks {
 
   /** lock(mq): LOCK_BATCH_MQ with one queue to its broker (time-out 1 s), answered to `kind` with `n`. */
   lock(mq: number, kind: number, n: number): void {
-    const req = new LockBatchRequest(this.host.group, this.host.clientId, [mq]);
-    this.ctx.request(this.routes.brokerOf(mq), req, CLIENT_CONSTANTS.LOCK_RPC_TIMEOUT * 1000, kind + LOCK_COOKIE_KINDS * n);
+    this.request(this.routes.brokerOf(mq), new LockBatchRequest(this.host.group, this.host.clientId, [mq]), kind + LOCK_COOKIE_KINDS * n);
+  }
+
+  /** lockBatchMQ: a synchronous RPC; a refused connection fails it at once, a lost one at its time-out. */
+  private request(broker: number, req: LockBatchRequest, cookie: number): void {
+    if (!this.ctx.canConnect(broker)) return this.host.failNow(RequestCode.LOCK_BATCH_MQ, cookie);
+    this.ctx.request(broker, req, CLIENT_CONSTANTS.LOCK_RPC_TIMEOUT * 1000, cookie);
   }
 
   /** lockAll (§8.5): one LOCK_BATCH_MQ per broker over the table (5.x leaves dropped queues out; 4.9 does not). */
@@ -57,8 +65,7 @@ export class QueueLocks {
     for (const [broker, mqs] of this.byBroker()) {
       const serial = this.lockAllSerial++;
       this.lockAllAsked.set(serial, mqs);
-      const req = new LockBatchRequest(this.host.group, this.host.clientId, mqs);
-      this.ctx.request(broker, req, CLIENT_CONSTANTS.LOCK_RPC_TIMEOUT * 1000, LockCookie.lockAll + LOCK_COOKIE_KINDS * serial);
+      this.request(broker, new LockBatchRequest(this.host.group, this.host.clientId, mqs), LockCookie.lockAll + LOCK_COOKIE_KINDS * serial);
     }
   }
 

@@ -23,6 +23,7 @@ import { ProcessQueue } from "./ProcessQueue.ts";
 import type { PullRequest } from "./PullRequest.ts";
 import type { PushConsumer } from "./PushConsumer.ts";
 import { LockCookie, QueueLocks } from "./QueueLocks.ts";
+import { messageQueueChanged } from "./messageQueueChanged.ts";
 import { ClientTimer } from "./timers.ts";
 import { DROP_REASON, LATER_REASON, type ClientTrace } from "./trace.ts";
 
@@ -199,7 +200,9 @@ export class RebalanceImpl {
     if (!this.needLock || this.slots.length === 0) return this.askStartOffsets(topic);
     const serial = ++this.lockSerial;
     this.pendingLocks = this.slots.length;
-    for (let i = 0; i < this.slots.length; i++) this.locks.lock(this.slots[i]!.mq, LockCookie.rebalance, i + serial * QUERY_SLOT_SPAN);
+    // A refused lock answers at once (and the last answer moves the rebalance on): walk a fixed list.
+    const slots = this.slots;
+    for (let i = 0; i < slots.length; i++) this.locks.lock(slots[i]!.mq, LockCookie.rebalance, i + serial * QUERY_SLOT_SPAN);
   }
 
   /** The answer (null: time-out) of a new queue's lock(mq) for the rebalance in flight. */
@@ -232,7 +235,7 @@ export class RebalanceImpl {
       if (local !== null) {
         // LocalFileOffsetStore: the file answers; only without an entry is the broker asked (max offset…).
         s.stored = local.readFromStore(s.mq);
-        s.ask = s.stored < 0;
+        s.ask = s.stored < 0 && c.groupModel.consumeFromWhere !== "CONSUME_FROM_FIRST_OFFSET"; // FIRST: 0, no RPC
         if (!s.ask) continue;
       }
       this.pendingAnswers++;
@@ -294,27 +297,12 @@ export class RebalanceImpl {
     if (this.changed) {
       this.changes++;
       this.observer.assignmentChanged(this.ctx.nowUs, `${this.consumer.clientId} ${this.routes.topicName(topic)}: ${this.queuesOfTopic(topic).length} queues`);
-      this.messageQueueChanged(topic);
+      messageQueueChanged(this.consumer, topic, this.table.size);
     }
     // balanced = (allocated set == working set of non-dropped queues of this topic)
     const working = this.queuesOfTopic(topic).filter((mq) => !this.table.get(mq)!.dropped);
     if (working.length !== this.allocated.size || working.some((mq) => !this.allocated.has(mq))) this.balanced = false;
     this.nextTopic();
-  }
-
-  /** RebalancePushImpl#messageQueueChanged (§10.4). */
-  private messageQueueChanged(topic: number): void {
-    const c = this.consumer;
-    const now = this.ctx.nowUs;
-    c.setSubVersion(topic, Math.floor(now / 1000));
-    const n = this.table.size;
-    if (n !== 0) {
-      const g = c.groupModel.config;
-      if (g.pullThresholdForTopic !== -1) c.config.pullThresholdForQueue = Math.max(1, Math.floor(g.pullThresholdForTopic / n));
-      if (g.pullThresholdSizeForTopic !== -1) c.config.pullThresholdSizeForQueue = Math.max(1, Math.floor(g.pullThresholdSizeForTopic / n));
-      this.trace.emit(this.T.thresholdChanged, now, c.index, c.config.pullThresholdForQueue, c.config.pullThresholdSizeForQueue);
-    }
-    c.sendHeartbeats(false);
   }
 
   /**
@@ -386,6 +374,11 @@ export class RebalanceImpl {
   /** (mq, pq) pairs sorted by mq. */
   processQueues(): [number, ProcessQueue][] {
     return [...this.table.entries()].sort((a, b) => a[0] - b[0]);
+  }
+
+  /** Whether `pq` is the table's ProcessQueue for `mq`. */
+  holds(mq: number, pq: ProcessQueue): boolean {
+    return this.table.get(mq) === pq;
   }
 
   pullRequestOf(mq: number): PullRequest | undefined {

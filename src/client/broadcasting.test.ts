@@ -110,3 +110,25 @@ describe("BROADCASTING with an orderly listener (§10.3, §14)", () => {
     expect(b.ctx.records("consumeStart", { mq: 0 }).map((r) => r.offset)).toEqual([0, 1, 2, 3, 4]);
   });
 });
+
+describe("BROADCASTING start offsets without a broker round trip where RocketMQ has none (review findings)", () => {
+  it("CONSUME_FROM_FIRST_OFFSET with no file entry starts at 0 without asking the broker", () => {
+    const { b } = started({ consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET" });
+    playBroker(b, 20 * MS, { pull: serveBacklog(b) });
+    expect(requestsOf(b, RequestCode.QUERY_CONSUMER_OFFSET)).toEqual([]);
+    expect(b.ctx.records("pqCreated").map((r) => r.nextOffset)).toEqual([0, 0]);
+  });
+
+  it("4.9, orderly: a first-pull max-offset query that times out is retried 1 s later — never a pull at −1", () => {
+    const { b } = started({ consumeMode: "ORDERLY", profile: "4.9" });
+    let lost = 0;
+    playBroker(b, 8 * S, {
+      pull: serveBacklog(b),
+      lose: (r) => r.msg.code === RequestCode.QUERY_CONSUMER_OFFSET && r.cookie < 0 && (r.msg as QueryConsumerOffsetRequest).mq === 0 && lost++ === 0,
+    });
+    const pulls = requestsOf<PullMessageRequest>(b, RequestCode.PULL_MESSAGE).filter((r) => r.msg.mq === 0);
+    expect(pulls.length).toBeGreaterThan(0);
+    expect(pulls.every((r) => r.msg.queueOffset >= 0)).toBe(true);
+    expect(b.ctx.records("pullLater", { mq: 0, delayMs: 1000 }).length).toBe(1);
+  });
+});

@@ -204,3 +204,33 @@ describe("removing a queue (§10.5) and shutting down (§8.1)", () => {
     expect(sentOf(b, RequestCode.UNLOCK_BATCH_MQ)).toEqual([]);
   });
 });
+
+describe("unreachable brokers fail lock RPCs at once (review findings)", () => {
+  it("a lock to a broker that refuses the connection fails now: the queue is skipped without waiting for the 1 s time-out", () => {
+    const b = started();
+    b.ctx.down.add(0); // broker-a's process is down: connection refused
+    playBroker(b, 30 * MS, { pull: serveBacklog(b) });
+    expect(requestsOf(b, RequestCode.LOCK_BATCH_MQ)).toEqual([]);
+    expect(b.c.rebalance.processQueues()).toEqual([]);
+    // The rebalance went on at once: %RETRY%G's consumer list at 2 ms (answered at 4, its lock refused
+    // on the spot), T's at 4 ms — not at 1 004 ms after a lock time-out.
+    expect(requestsOf(b, RequestCode.GET_CONSUMER_LIST_BY_GROUP).map((r) => r.sentUs / MS)).toEqual([2, 4]);
+  });
+
+  it("4.9: a removal that failed while a call was running keeps the cache, so its retry still delays the unlock 20 s", () => {
+    const b = started({ backlog: 50 });
+    b.listeners.armHang(0, 25 * S); // the first call on queue 0 lasts 25 s
+    playBroker(b, 1 * S, { pull: serveBacklog(b) });
+    const q0 = tableQueue(b, 0);
+    b.c.rebalance.wakeup();
+    playBroker(b, 70 * S, { pull: serveBacklog(b), consumerIds: ["10.0.0.0@0", b.c.clientId] });
+    // Rebalances at 1 s and 21 s find the call running for more than 1 s more: removal fails (the queue
+    // stays, dropped, its pull loop ends). At 41 s the call is over: removal succeeds, and since the
+    // queue still caches the messages pulled before (hasTempMessage), the unlock goes out at 61 s.
+    expect(q0.tryUnlockTimes).toBe(2);
+    const unlock = sentOf<UnlockBatchRequest>(b, RequestCode.UNLOCK_BATCH_MQ).filter((u) => u.msg.mqs.includes(0));
+    expect(unlock.length).toBe(1);
+    expect(unlock[0]!.atUs).toBeGreaterThan(61 * S);
+    expect(unlock[0]!.atUs).toBeLessThan(61.1 * S);
+  });
+});
