@@ -53,6 +53,12 @@ export class Broker implements Node {
   down = false;
   /** Whether producers may write here (brokerReadOnly clears it). */
   writable = true;
+  /**
+   * A fault: QUERY_CONSUMER_OFFSET is answered with this code (SYSTEM_BUSY: the consumer-manage pool's
+   * queue is full, "[OVERLOAD]"; SYSTEM_ERROR) with this probability; null: answered normally.
+   */
+  offsetQueryError: { code: number; probability: number } | null = null;
+  private offsetQueryRng: (() => number) | null = null;
   /** Producer sends refused here (down, read-only or disk full): each went to another broker or failed. */
   writesRefused = 0;
   private lockTraceType = -1;
@@ -200,6 +206,15 @@ export class Broker implements Node {
     if (stored < 0 && this.store.startAtZero(req.mq)) stored = 0;
     resp.code = stored >= 0 ? ResponseCode.SUCCESS : ResponseCode.QUERY_NOT_FOUND;
     resp.offset = stored;
+    const err = this.offsetQueryError;
+    if (err !== null) {
+      this.offsetQueryRng ??= this.ctx.rng(`broker/${this.model.name}/offsetQueryError`);
+      if (err.probability >= 1 || this.offsetQueryRng() < err.probability) {
+        // The admin requests for the max offset and the timestamp are served by another pool: they work.
+        resp.code = err.code;
+        resp.offset = -1;
+      }
+    }
     resp.maxOffset = this.store.queue(req.mq).maxOffset;
     resp.searchOffset = this.store.searchOffset(req.mq, req.timestampUs);
     this.ctx.reply(req, resp);

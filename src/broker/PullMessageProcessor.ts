@@ -4,6 +4,7 @@
 import type { NodeContext } from "../net/Node.ts";
 import type { Trace } from "../sim/Trace.ts";
 import { ResponseCode, PullSysFlag } from "../protocol/codes.ts";
+import type { Profile } from "../scenario/types.ts";
 import { PullMessageResponse, type PullMessageRequest } from "../protocol/commands.ts";
 import { Pool } from "../protocol/Pool.ts";
 import type { Routes } from "../protocol/routes.ts";
@@ -32,7 +33,7 @@ export class PullMessageProcessor {
     private readonly routes: Routes,
     private readonly config: BrokerConfig,
     hotBytes: number,
-    profile: "4.9" | "5.x",
+    profile: Profile,
     private readonly store: MessageStore,
     private readonly source: MessageSource,
     private readonly offsets: ConsumerOffsetManager,

@@ -1,5 +1,6 @@
 // DefaultMessageStore#getMessage, spec §13.2, and the status → response code table of §13.3.
 import type { BrokerConfig } from "../scenario/defaults.ts";
+import type { Profile } from "../scenario/types.ts";
 import { BROKER_CONSTANTS } from "../scenario/defaults.ts";
 import type { QueueStore } from "./QueueStore.ts";
 import { ResponseCode } from "../protocol/codes.ts";
@@ -42,7 +43,7 @@ export interface GetMessageContext {
   /** Current commit-log tail position of the broker, bytes. */
   commitLogTail: number;
   /** "4.9" uses the buffer scan (next = offset + scanned), "5.x" the iterator rules. */
-  profile: "4.9" | "5.x";
+  profile: Profile;
 }
 
 /**
@@ -89,7 +90,7 @@ export function getMessage(
   const unit = BROKER_CONSTANTS.CQ_UNIT_SIZE;
   const scanUnits = Math.floor(Math.max(ctx.config.maxFilterMessageSize, maxMsgNums * unit) / unit);
   const cfg = ctx.config;
-  const legacy = ctx.profile === "4.9";
+  const legacy = ctx.profile !== "5.x";
   let status = GetMessageStatus.NO_MATCHED_MESSAGE;
   let count = 0;
   let bytes = 0;

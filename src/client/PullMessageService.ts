@@ -7,7 +7,7 @@ import { PullMessageRequest, QueryConsumerOffsetRequest, type PullMessageRespons
 import { Pool } from "../protocol/Pool.ts";
 import type { Routes } from "../protocol/routes.ts";
 import { CLIENT_CONSTANTS } from "../scenario/defaults.ts";
-import { computePullFromWhere } from "./computePullFromWhere.ts";
+import { computePullFromWhere, storedOffsetOf } from "./computePullFromWhere.ts";
 import { LocalFileOffsetStore } from "./LocalFileOffsetStore.ts";
 import type { ClientObserver, ClientStats } from "./ClientObserver.ts";
 import type { PullRequest } from "./PullRequest.ts";
@@ -121,7 +121,7 @@ export class PullMessageService {
     const exc = c.config.pullTimeDelayMillsWhenException;
     // BROADCASTING asked only for the max / timestamp offset: its failure throws in both profiles.
     if (resp === null && !c.clustering) return this.executePullRequestLater(pr, exc, LATER_REASON.exception);
-    const stored = resp === null ? -2 : !c.clustering ? -1 : resp.code === ResponseCode.SUCCESS ? resp.offset : -1;
+    const stored = resp !== null && !c.clustering ? -1 : storedOffsetOf(c.profile, resp?.code ?? null, resp?.offset ?? -1);
     const offset = computePullFromWhere(c.groupModel.consumeFromWhere, this.routes.isRetryTopic(this.routes.topicOf(pr.mq)), {
       stored, maxOffset: resp?.maxOffset ?? 0, searchOffset: resp?.searchOffset ?? 0,
     });
@@ -202,7 +202,8 @@ export class PullMessageService {
       default:
         // MQBrokerException → onException (§4.4).
         pulls.exception++;
-        if (code === ResponseCode.FLOW_CONTROL) {
+        // FLOW_CONTROL has its own 20 ms from 4.9.5 (5.1.0); earlier clients wait the exception delay (§4.4).
+        if (code === ResponseCode.FLOW_CONTROL && this.c.profile !== "4.7") {
           return this.executePullRequestLater(pr, CLIENT_CONSTANTS.PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL, LATER_REASON.brokerFlowControl);
         }
         return this.executePullRequestLater(pr, this.c.config.pullTimeDelayMillsWhenException, LATER_REASON.exception);

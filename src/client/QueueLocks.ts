@@ -143,7 +143,7 @@ export class QueueLocks {
   removeOrderly(mq: number, pq: ProcessQueue): boolean {
     const store = this.host.offsetStore;
     const now = this.ctx.nowUs;
-    if (this.host.profile === "4.9") {
+    if (this.host.profile !== "5.x") {
       store.persist(mq);
       store.removeOffset(mq);
       if (!this.consumeLockWithin(pq, CLIENT_CONSTANTS.CONSUME_LOCK_WAIT_49)) {

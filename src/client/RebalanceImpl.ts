@@ -17,7 +17,7 @@ import { CLIENT_CONSTANTS } from "../scenario/defaults.ts";
 import type { Rng } from "../sim/streams.ts";
 import type { AllocateStrategy } from "./allocate/strategies.ts";
 import type { ClientObserver } from "./ClientObserver.ts";
-import { computePullFromWhere, type StartOffsetFacts } from "./computePullFromWhere.ts";
+import { computePullFromWhere, storedOffsetOf, type StartOffsetFacts } from "./computePullFromWhere.ts";
 import { LocalFileOffsetStore } from "./LocalFileOffsetStore.ts";
 import { ProcessQueue } from "./ProcessQueue.ts";
 import type { PullRequest } from "./PullRequest.ts";
@@ -85,7 +85,7 @@ export class RebalanceImpl {
   ) {
     this.trace = ctx.trace;
     this.brokerPick = ctx.rng(`consumer/${consumer.clientId}/findConsumerIdList`);
-    this.needLock = consumer.orderly && (consumer.clustering || consumer.profile === "4.9");
+    this.needLock = consumer.orderly && (consumer.clustering || consumer.profile !== "5.x");
     this.orderlyRemoval = consumer.orderly && consumer.clustering;
     this.locks = new QueueLocks(consumer, ctx, routes, observer, this.table);
   }
@@ -253,7 +253,7 @@ export class RebalanceImpl {
     const s = this.slots[slot]!;
     if (response !== null) {
       // BROADCASTING keeps no offset at the broker: the file already said "none" (−1).
-      s.stored = !this.consumer.clustering ? -1 : response.code === ResponseCode.SUCCESS ? response.offset : -1;
+      s.stored = !this.consumer.clustering ? -1 : storedOffsetOf(this.consumer.profile, response.code, response.offset);
       s.maxOffset = response.maxOffset;
       s.searchOffset = response.searchOffset;
     } else if (!this.consumer.clustering) s.stored = -2;

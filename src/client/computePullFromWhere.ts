@@ -1,5 +1,6 @@
 // RebalancePushImpl#computePullFromWhereWithException, spec §10.6: where a newly assigned queue starts.
-import type { ConsumeFromWhere } from "../scenario/types.ts";
+import { ResponseCode } from "../protocol/codes.ts";
+import type { ConsumeFromWhere, Profile } from "../scenario/types.ts";
 
 export interface StartOffsetFacts {
   /** readOffset(READ_FROM_STORE): ≥ 0 found, −1 QUERY_NOT_FOUND, −2 any other failure. */
@@ -22,4 +23,16 @@ export function computePullFromWhere(where: ConsumeFromWhere, isRetryTopic: bool
     case "CONSUME_FROM_TIMESTAMP":
       return isRetryTopic ? f.maxOffset : f.searchOffset;
   }
+}
+
+/**
+ * readOffset(mq, READ_FROM_STORE) from QUERY_CONSUMER_OFFSET's answer (`code` null: none came, a time-out or
+ * a refused connection): the offset, −1 "no offset in broker", or −2 an error. Up to 4.9.x every broker
+ * error code reads as "no offset" — a first start; from 5.0 only QUERY_NOT_FOUND does (broker spec §10).
+ */
+export function storedOffsetOf(profile: Profile, code: number | null, offset: number): number {
+  if (code === null) return -2;
+  if (code === ResponseCode.SUCCESS) return offset;
+  if (code === ResponseCode.QUERY_NOT_FOUND || profile !== "5.x") return -1;
+  return -2;
 }

@@ -366,6 +366,8 @@ export interface BrokerPlay {
   consumerIds?: readonly string[] | null;
   /** QUERY_CONSUMER_OFFSET: facts of the queue, overriding the defaults of QueueFacts. */
   queue?: (mq: number) => QueueFacts;
+  /** QUERY_CONSUMER_OFFSET: an error code to answer with instead (max and timestamp offsets still given). */
+  queryError?: (mq: number, cookie: number) => number | undefined;
   /**
    * PULL_MESSAGE: the answer, or null when nothing is new: the pull is then held for its suspend time-out
    * (15 s) and answered NO_NEW_MSG. Every pull is held by default.
@@ -496,6 +498,11 @@ function queryAnswer(b: ConsumerBench, r: RecordedRequest, play: BrokerPlay): Qu
   const resp = new QueryConsumerOffsetResponse();
   resp.code = stored >= 0 ? ResponseCode.SUCCESS : ResponseCode.QUERY_NOT_FOUND;
   resp.offset = stored;
+  const err = play.queryError?.(mq, r.cookie);
+  if (err !== undefined) {
+    resp.code = err;
+    resp.offset = -1;
+  }
   resp.maxOffset = maxOffset;
   resp.searchOffset = f.searchOffset ?? 0;
   return resp;

@@ -88,6 +88,9 @@ export class FaultPlan {
       case "brokerReadOnly":
         cl.brokers[f.broker]!.setWritable(false);
         return "no new messages written to the broker";
+      case "offsetQueryError":
+        cl.brokers[f.broker]!.offsetQueryError = { code: f.code === "SYSTEM_BUSY" ? 2 : 1, probability: f.probability };
+        return `QUERY_CONSUMER_OFFSET answered ${f.code}${f.probability < 1 ? ` with probability ${f.probability}` : ""}`;
       case "latency":
       case "loss":
       case "partition":
@@ -134,6 +137,9 @@ export class FaultPlan {
       case "brokerReadOnly":
         cl.brokers[f.broker]!.setWritable(true);
         return "writable again";
+      case "offsetQueryError":
+        cl.brokers[f.broker]!.offsetQueryError = null;
+        return "offset queries answered again";
       case "latency":
       case "loss":
       case "partition":

@@ -20,6 +20,7 @@ export type FaultModel =
   | (Base & { kind: "duplicateClientId"; consumer: number; sameAs: number })
   | (Base & { kind: "brokerCrash"; broker: number; restartAfterUs: number | null; /** commit-log tail lost, µs back from the crash */ loseUs: number | null })
   | (Base & { kind: "brokerReadOnly"; broker: number; forUs: number | null })
+  | (Base & { kind: "offsetQueryError"; broker: number; forUs: number | null; code: "SYSTEM_BUSY" | "SYSTEM_ERROR"; probability: number })
   | (Base & { kind: "latency"; clients: number[]; brokers: number[]; forUs: number | null; extraUs: number; latency: Dist | null })
   | (Base & { kind: "loss"; clients: number[]; brokers: number[]; forUs: number | null; probability: number })
   | (Base & { kind: "partition"; clients: number[]; brokers: number[]; forUs: number | null })
@@ -38,6 +39,6 @@ export interface QueueRef {
 
 export const FAULT_KINDS = [
   "consumerStart", "consumerStop", "consumerCrash", "scale", "pause", "resume", "duplicateClientId",
-  "brokerCrash", "brokerReadOnly", "latency", "loss", "partition", "offsetIllegal", "truncate",
+  "brokerCrash", "brokerReadOnly", "offsetQueryError", "latency", "loss", "partition", "offsetIllegal", "truncate",
   "hangMessage", "consumeTime", "failureProbability",
 ] as const;

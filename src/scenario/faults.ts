@@ -30,6 +30,7 @@ const KEYS: Record<(typeof FAULT_KINDS)[number], string[]> = {
   duplicateClientId: ["target", "sameAs"],
   brokerCrash: ["target", "restartAfter", "lose"],
   brokerReadOnly: ["target", "for"],
+  offsetQueryError: ["target", "for", "code", "probability"],
   latency: ["clients", "brokers", "for", "extra", "latency"],
   loss: ["clients", "brokers", "for", "probability"],
   partition: ["clients", "brokers", "for"],
@@ -116,6 +117,12 @@ export function parseFaults(raw: unknown, ctx: Ctx, instancesMax: number[], dura
       }
       case "brokerReadOnly":
         return { ...base, kind, broker: p.broker("target"), forUs: p.optDuration("for") };
+      case "offsetQueryError":
+        return {
+          ...base, kind, broker: p.broker("target"), forUs: p.optDuration("for"),
+          code: f.code === undefined ? "SYSTEM_BUSY" : readEnum(f, "code", `${path}.code`, ["SYSTEM_BUSY", "SYSTEM_ERROR"] as const),
+          probability: f.probability === undefined ? 1 : readNumber(f, "probability", `${path}.probability`, 0, 1),
+        };
       case "latency": {
         if ((f.extra === undefined) === (f.latency === undefined)) {
           throw new InputError(path, 'give exactly one of "extra" (added one-way delay) or "latency" (a distribution)');

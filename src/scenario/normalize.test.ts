@@ -365,7 +365,7 @@ describe("normalizeScenario rejects bad input with an InputError naming the fiel
   it("bad profile, listing the profiles and guessing the nearest", () => {
     const e = rejection(scenario((s) => (s.profile = "5.0")));
     expect(e.path).toBe("profile");
-    expect(e.message).toMatch(/"5\.0" is not one of "4\.9", "5\.x" — did you mean "5\.x"\?/);
+    expect(e.message).toMatch(/"5\.0" is not one of "4\.7", "4\.9", "5\.x" — did you mean "5\.x"\?/);
   });
 
   it("non-integer instances → a whole number in [1, 10000]", () => {

@@ -55,7 +55,7 @@ export function normalizeScenario(raw: unknown): Model {
   if (durationUs / sampleEveryUs > 1_000_000) {
     throw new InputError("sampleEvery", "gives more than 1,000,000 samples for this duration; sample less often");
   }
-  const profile = raw.profile === undefined ? SCENARIO_DEFAULTS.profile : readEnum(raw, "profile", "profile", ["4.9", "5.x"]);
+  const profile = raw.profile === undefined ? SCENARIO_DEFAULTS.profile : readEnum(raw, "profile", "profile", ["4.7", "4.9", "5.x"]);
   let latencySpec: unknown = SCENARIO_DEFAULTS.networkLatency;
   if (raw.network !== undefined) {
     if (!isRecord(raw.network)) throw new InputError("network", "must be an object");

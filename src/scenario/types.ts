@@ -7,7 +7,8 @@ import type { FaultModel } from "./faultTypes.ts";
 import type { Dist } from "./distKinds.ts";
 import type { BrokerConfig, ConsumerConfig } from "./defaults.ts";
 
-export type Profile = "4.9" | "5.x";
+/** RocketMQ version whose behaviour to follow: 4.7.1–4.8.0, 4.9.8, 5.2+ (where they differ). */
+export type Profile = "4.7" | "4.9" | "5.x";
 export type ConsumeFromWhere = "CONSUME_FROM_LAST_OFFSET" | "CONSUME_FROM_FIRST_OFFSET" | "CONSUME_FROM_TIMESTAMP";
 export type QueueSelect = "roundRobin" | "random" | { weights: number[] };
 /** The listener kind: MessageListenerConcurrently or MessageListenerOrderly (spec §7, §8). */
