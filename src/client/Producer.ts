@@ -8,6 +8,7 @@
 // nobody holds (issue 11: derive, don't store).
 import type { ProduceModel } from "../scenario/types.ts";
 import { restoreRng, type AleaState, type StatefulRng } from "../sim/streams.ts";
+import { RetrySteps, type RetryStepsCursor } from "./RetrySteps.ts";
 
 /** Receives each produced message: its queue (index into the topic's queue list), birth, body, tag and
  * the producer's draw number (−1 for a seeded backlog message, which no replay re-creates). */
@@ -55,7 +56,16 @@ export class Producer {
   private exactUs = 0;
   private rate = 0;
   private changeIdx = 0;
+  /** Round robin's sendWhichQueue: the next queue index before the modulo (broker spec §7.2). */
   private rr = 0;
+  /**
+   * Extra round-robin steps a failed send's retries took, by the draw they followed (ascending): a retry
+   * draws from the same index (selectOneMessageQueue(lastBrokerName), §7.2), so replays must too.
+   * Shared with the replayer; one entry per failed-over send.
+   */
+  private retrySteps = new RetrySteps();
+  /** Replay only: where the replay reads the extra steps. */
+  private retryCursor: RetryStepsCursor | null = null;
   private readonly tagCum: number[];
   private readonly queueCum: number[] | null;
   private readonly queueCount: number;
@@ -73,8 +83,11 @@ export class Producer {
     private arrivalRng: StatefulRng,
     private attrRng: StatefulRng,
     startUs: number,
+    /** sendWhichQueue's random start (ThreadLocalIndex: a random int, seeded here), modulo the queue count. */
+    rrStart = 0,
   ) {
     this.queueCount = queueCount;
+    this.rr = rrStart;
     this.tagCum = cumulative(model.tagWeights);
     this.queueCum = typeof model.queueSelect === "object" ? cumulative(model.queueSelect.weights) : null;
     this.rate = model.rate;
@@ -102,7 +115,27 @@ export class Producer {
     if ((draw & CHECKPOINT_MASK) === 0 && this.sink !== this.collector) this.saveCheckpoint(draw >>> CHECKPOINT_BITS);
     const bornUs = this.nextArrivalUs;
     this.sink.appendProduced(this.selectQueue(), bornUs, this.body(), this.tag(), draw);
+    if (this.retryCursor !== null) this.rr += this.retryCursor.stepsAfter(draw);
     this.scheduleFrom(this.exactUs);
+  }
+
+  /**
+   * A retry of the send just drawn, after its broker refused it (sendDefaultImpl, §7.4): the round-robin
+   * index moves on — up to one full turn — to the first queue `onLastBroker` rejects not, else one more
+   * plain step (selectOneMessageQueue(lastBrokerName), §7.2). Returns that queue's index, or −1 when the
+   * topic's queues are chosen by a selector (send(msg, selector, arg) is not retried).
+   */
+  retrySelect(onLastBroker: (topicQueue: number) => boolean): number {
+    if (this.model.queueSelect !== "roundRobin") return -1;
+    const before = this.rr;
+    let q = -1;
+    for (let i = 0; i < this.queueCount && q < 0; i++) {
+      const cand = this.rr++ % this.queueCount;
+      if (!onLastBroker(cand)) q = cand;
+    }
+    if (q < 0) q = this.rr++ % this.queueCount;
+    this.retrySteps.add(this.draws - 1, this.rr - before);
+    return q;
   }
 
   private saveCheckpoint(k: number): void {
@@ -141,6 +174,8 @@ export class Producer {
     r.changeIdx = cp.changeIdx;
     r.rr = cp.rr;
     r.draws = (draw >>> CHECKPOINT_BITS) << CHECKPOINT_BITS;
+    r.retrySteps = this.retrySteps;
+    r.retryCursor = this.retrySteps.cursor(r.draws);
     r.collector = col;
     while (col.n < count) {
       if (r.draws >= this.draws) throw new RangeError(`replay of queue ${topicQueue} from draw ${draw} found ${col.n} of ${count} messages`);
@@ -180,11 +215,7 @@ export class Producer {
 
   private selectQueue(): number {
     const sel = this.model.queueSelect;
-    if (sel === "roundRobin") {
-      const q = this.rr;
-      this.rr = (this.rr + 1) % this.queueCount;
-      return q;
-    }
+    if (sel === "roundRobin") return this.rr++ % this.queueCount;
     if (sel === "random") return Math.floor(this.attrRng() * this.queueCount);
     return pick(this.queueCum!, this.attrRng());
   }

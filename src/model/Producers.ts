@@ -13,6 +13,9 @@ import type { Model } from "../scenario/types.ts";
 import type { Scheduler } from "../sim/Scheduler.ts";
 import type { RandomStreams } from "../sim/streams.ts";
 
+/** DefaultMQProducer#retryTimesWhenSendFailed: a SYNC send makes 1 + 2 attempts (broker spec §7.4). */
+const RETRY_TIMES_WHEN_SEND_FAILED = 2;
+
 export class Producers implements MessageSource {
   /** Per route topic; null for topics without producers (retry, DLQ, produce-less topics). */
   readonly producers: (Producer | null)[] = [];
@@ -46,10 +49,13 @@ export class Producers implements MessageSource {
       }
       const queues = t.queues;
       for (let i = 0; i < queues.length; i++) this.topicQueueIndex[queues[i]!] = i;
+      const topic = t.index;
       const sink = {
-        appendProduced: (q: number, bornUs: number, body: number, tag: number, draw: number) => this.store(queues, q, bornUs, body, tag, draw),
+        appendProduced: (q: number, bornUs: number, body: number, tag: number, draw: number) => this.store(topic, queues, q, bornUs, body, tag, draw),
       };
-      const p = new Producer(produce, queues.length, sink, streams.stateful(`topic/${t.name}/arrival`), streams.stateful(`topic/${t.name}/attributes`), 0);
+      // sendWhichQueue starts at a random position (ThreadLocalIndex), from its own stream.
+      const rrStart = Math.floor(streams.get(`topic/${t.name}/sendWhichQueue`)() * queues.length);
+      const p = new Producer(produce, queues.length, sink, streams.stateful(`topic/${t.name}/arrival`), streams.stateful(`topic/${t.name}/attributes`), 0, rrStart);
       this.producers.push(p);
       this.active.push(p);
     }
@@ -104,23 +110,31 @@ export class Producers implements MessageSource {
   }
 
   /**
-   * A producer's send: the chosen queue's broker, or — if it refuses — the next queue of a broker that
-   * accepts. A message that does not land on its chosen queue cannot be replayed from that queue's
-   * draws: both queues' stores are told (the message is stored with draw −1, the chosen queue's draw
-   * sequence is broken).
+   * A producer's send (DefaultMQProducerImpl#sendDefaultImpl, broker spec §7.4): the chosen queue's
+   * broker, or — if it refuses — up to two retries, each on the queue selectOneMessageQueue(lastBrokerName)
+   * gives: the round-robin index moves on to a queue of another broker. A selector's send (queueSelect
+   * "random" or weights) is not retried. A message that does not land on its chosen queue cannot be
+   * replayed from that queue's draws: both queues' stores are told (the message is stored with draw −1,
+   * the chosen queue's draw sequence is broken).
    */
-  private store(queues: readonly number[], q: number, bornUs: number, bodyBytes: number, tag: number, draw: number): void {
+  private store(topic: number, queues: readonly number[], q: number, bornUs: number, bodyBytes: number, tag: number, draw: number): void {
     let mq = queues[q]!;
     let broker = this.brokers[this.routes.brokerOf(mq)]!;
     if (!broker.acceptsWrites()) {
       broker.refusedWrite(mq);
       draw = -1;
+      let last = this.routes.brokerOf(mq);
       mq = -1;
-      for (let k = 1; k < queues.length && mq < 0; k++) {
-        const cand = queues[(q + k) % queues.length]!;
+      for (let attempt = 1; attempt <= RETRY_TIMES_WHEN_SEND_FAILED && mq < 0; attempt++) {
+        const r = this.producers[topic]!.retrySelect((x) => this.routes.brokerOf(queues[x]!) === last);
+        if (r < 0) break;
+        const cand = queues[r]!;
         broker = this.brokers[this.routes.brokerOf(cand)]!;
         if (broker.acceptsWrites()) mq = cand;
-        else broker.refusedWrite(-1);
+        else {
+          broker.refusedWrite(-1);
+          last = this.routes.brokerOf(cand);
+        }
       }
       if (mq < 0) {
         this.produceFailed++;
