@@ -272,12 +272,13 @@ describe("crash and restart", () => {
     expect(fx.store(fx.queueOf(T)).minOffset).toBeGreaterThan(100);
   });
 
-  it("setWritable(false) refuses producers' writes while the process is up", () => {
+  it("setWritable(false) (brokerPermission read-only) does not refuse a normal topic's send: only the producers' route leaves it out (broker spec §7.1)", () => {
     const fx = new BrokerFixture();
     fx.broker.setWritable(false);
-    expect(fx.broker.acceptsWrites()).toBe(false);
-    fx.broker.setWritable(true);
+    expect(fx.broker.writable).toBe(false);
     expect(fx.broker.acceptsWrites()).toBe(true);
+    fx.broker.crash();
+    expect(fx.broker.acceptsWrites()).toBe(false);
   });
 });
 

@@ -265,9 +265,13 @@ export class Broker implements Node {
     return this.processor.hold.heldOnTopic(topic);
   }
 
-  /** Whether a producer's send succeeds here: the process is up, the broker writable and its disk not full (§2.5). */
+  /**
+   * Whether a producer's send succeeds here: the process is up and its disk not full (§2.5). A read-only
+   * broker still stores a normal topic's message (AbstractSendMessageProcessor#msgCheck refuses only
+   * order topics, broker spec §7.1): producers stop sending once their route poll leaves it out.
+   */
   acceptsWrites(): boolean {
-    return !this.down && this.writable && !this.store.diskFull;
+    return !this.down && !this.store.diskFull;
   }
 
   /** A producer's send to `mq` here was refused (−1: a failover attempt); the queue's draws are broken. */

@@ -314,6 +314,41 @@ describe("Producer.regenerate: a replay re-creates a queue's messages exactly (i
     }
   });
 
+  it("replays route polls (setPublishList): the publish list in force at each draw, in replay too", () => {
+    // 4 queues; queues 0 and 1 leave the route at 1.3 s and come back at 2.7 s. Replays of every queue
+    // from messages just after each change — from checkpoints before it — read as first produced.
+    const out: { q: number; draw: number; bornUs: number }[] = [];
+    const streams = new RandomStreams(11);
+    const prod = new Producer(model({ rate: 5000 }), 4, { appendProduced: (q, bornUs, _b, _t, draw) => out.push({ q, draw, bornUs }) },
+      streams.stateful("arrival"), streams.stateful("attributes"), 0, 1);
+    prod.advanceTo(1.3 * S);
+    prod.setPublishList([2, 3]);
+    prod.advanceTo(2.7 * S);
+    prod.setPublishList(null);
+    prod.advanceTo(5 * S);
+    const during = out.filter((m) => m.bornUs > 1.3 * S && m.bornUs <= 2.7 * S);
+    expect(new Set(during.map((m) => m.q))).toEqual(new Set([2, 3]));
+    for (const [after, queues] of [[1.3, [2, 3]], [2.7, [0, 1, 2, 3]]] as const) {
+      for (const q of queues) {
+        const mine = out.filter((m) => m.q === q && m.bornUs > after * S);
+        for (const from of [0, 1, 5]) {
+          const n = 300;
+          const born = new Float64Array(n);
+          prod.regenerate(q, mine[from]!.draw, n, born, new Int32Array(n), new Int16Array(n));
+          expect(Array.from(born)).toEqual(mine.slice(from, from + n).map((m) => m.bornUs));
+        }
+      }
+    }
+  });
+
+  it("an empty publish list: every send fails (−1, \"No route info of this topic\")", () => {
+    const { prod, out } = producer({ rate: 1000 });
+    prod.setPublishList([]);
+    prod.advanceTo(0.1 * S);
+    expect(out.length).toBeGreaterThan(50);
+    expect(out.every((m) => m.q === -1)).toBe(true);
+  });
+
   it("refuses a draw it has not made", () => {
     const { prod } = producer({ rate: 1000 });
     prod.advanceTo(S);

@@ -64,6 +64,14 @@ export class Producer {
    * Shared with the replayer; one entry per failed-over send.
    */
   private retrySteps = new RetrySteps();
+  /**
+   * The publish list (topic-queue indexes the producer's route offers, broker spec §7.1) from each route
+   * poll that changed it, by the first draw it applied to; null = every queue. Shared with the replayer.
+   */
+  private routeLog: { draw: number; list: readonly number[] | null }[] = [];
+  private list: readonly number[] | null = null;
+  /** Replay only: the next routeLog entry to apply. */
+  private routeCursor = -1;
   /** Replay only: where the replay reads the extra steps. */
   private retryCursor: RetryStepsCursor | null = null;
   private readonly tagCum: number[];
@@ -114,6 +122,10 @@ export class Producer {
     const draw = this.draws++;
     if ((draw & CHECKPOINT_MASK) === 0 && this.sink !== this.collector) this.saveCheckpoint(draw >>> CHECKPOINT_BITS);
     const bornUs = this.nextArrivalUs;
+    if (this.routeCursor >= 0) {
+      const log = this.routeLog;
+      while (this.routeCursor < log.length && log[this.routeCursor]!.draw <= draw) this.list = log[this.routeCursor++]!.list;
+    }
     this.sink.appendProduced(this.selectQueue(), bornUs, this.body(), this.tag(), draw);
     if (this.retryCursor !== null) this.rr += this.retryCursor.stepsAfter(draw);
     this.scheduleFrom(this.exactUs);
@@ -127,15 +139,33 @@ export class Producer {
    */
   retrySelect(onLastBroker: (topicQueue: number) => boolean): number {
     if (this.model.queueSelect !== "roundRobin") return -1;
+    const n = this.list === null ? this.queueCount : this.list.length;
     const before = this.rr;
     let q = -1;
-    for (let i = 0; i < this.queueCount && q < 0; i++) {
-      const cand = this.rr++ % this.queueCount;
+    for (let i = 0; i < n && q < 0; i++) {
+      const cand = this.roundRobin(n);
       if (!onLastBroker(cand)) q = cand;
     }
-    if (q < 0) q = this.rr++ % this.queueCount;
+    if (q < 0) q = this.roundRobin(n);
     this.retrySteps.add(this.draws - 1, this.rr - before);
     return q;
+  }
+
+  /** The next queue of the publish list (n of them) by sendWhichQueue. */
+  private roundRobin(n: number): number {
+    const i = this.rr++ % n;
+    return this.list === null ? i : this.list[i]!;
+  }
+
+  /**
+   * A route poll's publish list (updateTopicRouteInfoFromNameServer, §7.1): the topic-queue indexes of
+   * brokers that take writes as the name server sees them; null = all. From the next draw on.
+   */
+  setPublishList(list: readonly number[] | null): void {
+    const same = list === null ? this.list === null : this.list !== null && list.length === this.list.length && list.every((q, i) => q === this.list![i]);
+    if (same) return;
+    this.list = list;
+    this.routeLog.push({ draw: this.draws, list });
   }
 
   private saveCheckpoint(k: number): void {
@@ -176,6 +206,9 @@ export class Producer {
     r.draws = (draw >>> CHECKPOINT_BITS) << CHECKPOINT_BITS;
     r.retrySteps = this.retrySteps;
     r.retryCursor = this.retrySteps.cursor(r.draws);
+    r.routeLog = this.routeLog;
+    r.list = null;
+    r.routeCursor = 0;
     r.collector = col;
     while (col.n < count) {
       if (r.draws >= this.draws) throw new RangeError(`replay of queue ${topicQueue} from draw ${draw} found ${col.n} of ${count} messages`);
@@ -215,7 +248,11 @@ export class Producer {
 
   private selectQueue(): number {
     const sel = this.model.queueSelect;
-    if (sel === "roundRobin") return this.rr++ % this.queueCount;
+    if (sel === "roundRobin") {
+      // An empty publish list: "No route info of this topic", the send fails (−1).
+      const n = this.list === null ? this.queueCount : this.list.length;
+      return n === 0 ? -1 : this.roundRobin(n);
+    }
     if (sel === "random") return Math.floor(this.attrRng() * this.queueCount);
     return pick(this.queueCum!, this.attrRng());
   }

@@ -86,8 +86,8 @@ export class FaultPlan {
         return `broker down; ${unflushed} offset(s) not yet flushed will be lost${tail}`;
       }
       case "brokerReadOnly":
-        cl.brokers[f.broker]!.setWritable(false);
-        return "no new messages written to the broker";
+        cl.setBrokerWritable(f.broker, false);
+        return "write permission removed: producers leave it at their next route poll (≤ 30 s)";
       case "offsetQueryError":
         cl.brokers[f.broker]!.offsetQueryError = { code: f.code === "SYSTEM_BUSY" ? 2 : 1, probability: f.probability };
         return `QUERY_CONSUMER_OFFSET answered ${f.code}${f.probability < 1 ? ` with probability ${f.probability}` : ""}`;
@@ -135,8 +135,8 @@ export class FaultPlan {
         cl.restartBroker(f.broker);
         return "broker restarted";
       case "brokerReadOnly":
-        cl.brokers[f.broker]!.setWritable(true);
-        return "writable again";
+        cl.setBrokerWritable(f.broker, true);
+        return "writable again (back in the producers' routes at their next poll)";
       case "offsetQueryError":
         cl.brokers[f.broker]!.offsetQueryError = null;
         return "offset queries answered again";

@@ -129,11 +129,19 @@ export class Cluster {
   crashBroker(b: number, loseSinceUs = Infinity): number {
     const lost = this.brokers[b]!.crash(loseSinceUs);
     this.transport.setBrokerDown(b, true);
+    this.producers.brokerStateChanged();
     return lost;
   }
 
   restartBroker(b: number): void {
     this.brokers[b]!.restart();
     this.transport.setBrokerDown(b, false);
+    this.producers.brokerStateChanged();
+  }
+
+  /** A broker's permission changed (read-only or writable again): the producers' routes follow at their poll. */
+  setBrokerWritable(b: number, writable: boolean): void {
+    this.brokers[b]!.setWritable(writable);
+    this.producers.brokerStateChanged();
   }
 }

@@ -15,6 +15,9 @@ import type { RandomStreams } from "../sim/streams.ts";
 
 /** DefaultMQProducer#retryTimesWhenSendFailed: a SYNC send makes 1 + 2 attempts (broker spec §7.4). */
 const RETRY_TIMES_WHEN_SEND_FAILED = 2;
+/** MQClientInstance's route poll: first 10 ms after start, then every pollNameServerInterval (§0.2, §12.4). */
+const ROUTE_POLL_FIRST_US = 10_000;
+const ROUTE_POLL_INTERVAL_US = 30_000_000;
 
 export class Producers implements MessageSource {
   /** Per route topic; null for topics without producers (retry, DLQ, produce-less topics). */
@@ -28,6 +31,9 @@ export class Producers implements MessageSource {
   /** Queues that got a message while a pull was held on them, in storing order. */
   private readonly arrived: number[] = [];
   private readonly kindArrival: number;
+  private readonly kindRoutePoll: number;
+  /** The route poll already scheduled (µs), −1 if none: polls run only after a broker changed. */
+  private routePollAtUs = -1;
   /** Per global queue: its index in its topic's queue list. */
   private readonly topicQueueIndex: Int32Array;
 
@@ -39,6 +45,7 @@ export class Producers implements MessageSource {
     streams: RandomStreams,
   ) {
     this.kindArrival = sched.defineKind("topicArrival", (topic) => this.onArrival(topic));
+    this.kindRoutePoll = sched.defineKind("producerRoutePoll", () => this.onRoutePoll());
     this.topicQueueIndex = new Int32Array(routes.queues.length).fill(-1);
     for (const t of routes.topics) {
       this.armed.push(false);
@@ -118,6 +125,10 @@ export class Producers implements MessageSource {
    * the chosen queue's draw sequence is broken).
    */
   private store(topic: number, queues: readonly number[], q: number, bornUs: number, bodyBytes: number, tag: number, draw: number): void {
+    if (q < 0) {
+      this.produceFailed++; // no queue in the route: "No route info of this topic"
+      return;
+    }
     let mq = queues[q]!;
     let broker = this.brokers[this.routes.brokerOf(mq)]!;
     if (!broker.acceptsWrites()) {
@@ -142,6 +153,37 @@ export class Producers implements MessageSource {
       }
     }
     if (broker.putMessage(mq, bornUs, bodyBytes, tag, draw)) this.arrived.push(mq);
+  }
+
+  /**
+   * A broker went down or up, or its permission changed: the name server knows at once (a closed channel,
+   * a re-registration), the producers at their next route poll (10 ms after start, then every 30 s).
+   * Polls that could change nothing are not simulated.
+   */
+  brokerStateChanged(): void {
+    const now = this.sched.nowUs;
+    const k = Math.max(0, Math.ceil((now - ROUTE_POLL_FIRST_US) / ROUTE_POLL_INTERVAL_US));
+    const at = ROUTE_POLL_FIRST_US + k * ROUTE_POLL_INTERVAL_US;
+    if (this.routePollAtUs === at) return;
+    this.routePollAtUs = at;
+    this.sched.scheduleAt(at, this.kindRoutePoll, 0);
+  }
+
+  /** updateTopicRouteInfoFromNameServer: each producer's publish list = the queues of brokers up and writable. */
+  private onRoutePoll(): void {
+    if (this.sched.nowUs !== this.routePollAtUs) return; // superseded
+    this.routePollAtUs = -1;
+    this.advanceTo(this.sched.nowUs);
+    for (const t of this.routes.topics) {
+      const p = this.producers[t.index];
+      if (!p) continue;
+      const list: number[] = [];
+      t.queues.forEach((mq, i) => {
+        const b = this.brokers[this.routes.brokerOf(mq)]!;
+        if (!b.down && b.writable) list.push(i);
+      });
+      p.setPublishList(list.length === t.queues.length ? null : list);
+    }
   }
 
   /** The reput thread's notifyMessageArriving for each queue that got messages while held. */
