@@ -59,9 +59,9 @@ export class Producer {
   /** Round robin's sendWhichQueue: the next queue index before the modulo (broker spec §7.2). */
   private rr = 0;
   /**
-   * Extra round-robin steps a failed send's retries took, by the draw they followed (ascending): a retry
-   * draws from the same index (selectOneMessageQueue(lastBrokerName), §7.2), so replays must too.
-   * Shared with the replayer; one entry per failed-over send.
+   * Extra round-robin steps a failed send's retries took, by the draw they followed: a retry draws from the
+   * same index (selectOneMessageQueue(lastBrokerName), §7.2), so replays must too. Shared with the
+   * replayer; run-length encoded (a long refusal is periodic).
    */
   private retrySteps = new RetrySteps();
   /**
