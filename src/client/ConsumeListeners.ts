@@ -4,6 +4,7 @@
 // and arm hung calls on a queue. One object per run, shared by every instance of every group.
 import type { Dist } from "../scenario/distKinds.ts";
 import type { GroupModel, OrderlyResults } from "../scenario/types.ts";
+import { hashUniform } from "../sim/streams.ts";
 
 export type { OrderlyResults };
 
@@ -14,7 +15,13 @@ export interface ListenerBehaviour {
   readonly hangFraction: number;
 }
 
+/** Bits of ConsumeListeners#outcome after drawMessage: the message fails the call, or never returns. */
+export const MESSAGE_FAILS = 1;
+export const MESSAGE_HANGS = 2;
+
 export class ConsumeListeners {
+  /** What the last drawMessage decided besides the time (MESSAGE_FAILS | MESSAGE_HANGS). */
+  outcome = 0;
   /** Per group; consumeTime and failureProbability may be changed by faults. */
   readonly behaviour: ListenerBehaviour[];
   /** hangMessage faults armed per queue: the next message consumed takes this long (−1 = forever). */
@@ -32,6 +39,22 @@ export class ConsumeListeners {
   /** What an orderly listener returns and whether its context auto-commits (§8.4). */
   orderlyResultsOf(group: number): OrderlyResults {
     return this.groups[group]!.orderlyResults;
+  }
+
+  /**
+   * The listener on one message of a call, `attempt` being its count of earlier attempts: its consume
+   * time, µs, with `outcome` set (poison fails every attempt, a failure is drawn per attempt, a hang only
+   * on the first). A function of (group, message, attempt): a re-delivery behaves the same way again.
+   */
+  drawMessage(group: number, originKey: number, attempt: number): number {
+    const b = this.behaviour[group]!;
+    const seed = this.seedOf(group);
+    let out = 0;
+    if (b.poisonFraction > 0 && hashUniform(seed, originKey, 0, 2) < b.poisonFraction) out = MESSAGE_FAILS;
+    if (b.failureProbability > 0 && hashUniform(seed, originKey, attempt, 1) < b.failureProbability) out = MESSAGE_FAILS;
+    if (b.hangFraction > 0 && attempt === 0 && hashUniform(seed, originKey, 0, 3) < b.hangFraction) out |= MESSAGE_HANGS;
+    this.outcome = out;
+    return b.consumeTime.quantile(hashUniform(seed, originKey, attempt, 0));
   }
 
   /** The hash seed of a group's listener: its behaviour is per group, not per instance. */

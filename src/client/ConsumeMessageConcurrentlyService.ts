@@ -10,9 +10,8 @@ import { ConsumerSendMsgBackRequest, MessageBatch, type Command } from "../proto
 import type { Routes } from "../protocol/routes.ts";
 import type { Profile } from "../scenario/types.ts";
 import { CLIENT_CONSTANTS, type ConsumerConfig } from "../scenario/defaults.ts";
-import { hashUniform } from "../sim/streams.ts";
 import type { ClientObserver, ClientStats } from "./ClientObserver.ts";
-import type { ConsumeListeners } from "./ConsumeListeners.ts";
+import { MESSAGE_FAILS, MESSAGE_HANGS, type ConsumeListeners } from "./ConsumeListeners.ts";
 import type { ConsumeService } from "./ConsumeService.ts";
 import type { MessageColumns, ProcessQueue } from "./ProcessQueue.ts";
 import { ClientTimer } from "./timers.ts";
@@ -46,7 +45,6 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
   private readonly trace: Trace;
   readonly threads: number;
   private readonly batchMax: number;
-  private readonly listenerSeed: number;
 
   // Task FIFO: a ring of (ProcessQueue, queue, messages, submit time, local retry round).
   private taskCap = 1024;
@@ -89,7 +87,6 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
     this.trace = ctx.trace;
     this.threads = config.consumeThreadMin; // §6: effective concurrency
     this.batchMax = config.consumeMessageBatchMaxSize;
-    this.listenerSeed = listeners.seedOf(host.group);
     const n = this.threads;
     this.wPq = new Array(n).fill(null);
     this.wMq = new Int32Array(n);
@@ -164,7 +161,7 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
     this.wLocalRetry[worker] = localRetry;
     this.stats.consumeWait.record(now - submitUs);
     // The listener: consume time and outcome are functions of (message, attempt).
-    const behaviour = this.listeners.behaviour[this.host.group]!;
+    const listeners = this.listeners;
     let durationUs = 0;
     let ok = 1;
     let hung = false;
@@ -173,10 +170,9 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
       pq.markConsumeStart(o, now);
       const key = w.originKey[i]!;
       const attempt = w.reconsumeTimes[i]! + localRetry;
-      durationUs += behaviour.consumeTime.quantile(hashUniform(this.listenerSeed, key, attempt, 0));
-      if (behaviour.poisonFraction > 0 && hashUniform(this.listenerSeed, key, 0, 2) < behaviour.poisonFraction) ok = 0;
-      if (behaviour.failureProbability > 0 && hashUniform(this.listenerSeed, key, attempt, 1) < behaviour.failureProbability) ok = 0;
-      if (behaviour.hangFraction > 0 && attempt === 0 && hashUniform(this.listenerSeed, key, 0, 3) < behaviour.hangFraction) hung = true;
+      durationUs += listeners.drawMessage(this.host.group, key, attempt);
+      if ((listeners.outcome & MESSAGE_FAILS) !== 0) ok = 0;
+      if ((listeners.outcome & MESSAGE_HANGS) !== 0) hung = true;
       this.trace.emit(this.T.consumeStart, now, mq, o, this.host.index, worker);
     }
     this.wOk[worker] = ok;

@@ -12,10 +12,9 @@ import { SendRetryMessageRequest, type Command } from "../protocol/commands.ts";
 import type { Routes } from "../protocol/routes.ts";
 import type { Profile } from "../scenario/types.ts";
 import { CLIENT_CONSTANTS, type ConsumerConfig } from "../scenario/defaults.ts";
-import { hashUniform } from "../sim/streams.ts";
 import type { ClientObserver, ClientStats } from "./ClientObserver.ts";
 import type { ConsumeHost } from "./ConsumeMessageConcurrentlyService.ts";
-import type { ConsumeListeners, OrderlyResults } from "./ConsumeListeners.ts";
+import { MESSAGE_FAILS, MESSAGE_HANGS, type ConsumeListeners, type OrderlyResults } from "./ConsumeListeners.ts";
 import type { ConsumeService } from "./ConsumeService.ts";
 import type { MessageColumns, ProcessQueue } from "./ProcessQueue.ts";
 import { ClientTimer } from "./timers.ts";
@@ -44,7 +43,6 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
   private readonly trace: Trace;
   readonly threads: number;
   private readonly batchMax: number;
-  private readonly listenerSeed: number;
   private readonly suspendMs: number;
   private readonly results: OrderlyResults;
   /** Request FIFO (one entry per submitted ConsumeRequest). */
@@ -92,7 +90,6 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
     this.batchMax = config.consumeMessageBatchMaxSize;
     this.suspendMs = config.suspendCurrentQueueTimeMillis;
     this.results = listeners.orderlyResultsOf(host.group);
-    this.listenerSeed = listeners.seedOf(host.group);
     const n = this.threads;
     this.wPq = new Array(n).fill(null);
     this.wMq = new Int32Array(n);
@@ -191,7 +188,7 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
     this.wCount[worker] = taken.length;
     // The listener, under the ProcessQueue's consumeLock: time and outcome per (message, attempt), where
     // the attempt is the client's local reconsume count.
-    const behaviour = this.listeners.behaviour[this.host.group]!;
+    const listeners = this.listeners;
     let durationUs = 0;
     let ok = 1;
     let hung = false;
@@ -200,10 +197,9 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
       const key = row.originKey;
       // ROLLBACK counts no attempt in RocketMQ; the draw still has to change between calls.
       const attempt = row.reconsumeTimes + pq.rollbacks;
-      durationUs += behaviour.consumeTime.quantile(hashUniform(this.listenerSeed, key, attempt, 0));
-      if (behaviour.poisonFraction > 0 && hashUniform(this.listenerSeed, key, 0, 2) < behaviour.poisonFraction) ok = 0;
-      if (behaviour.failureProbability > 0 && hashUniform(this.listenerSeed, key, attempt, 1) < behaviour.failureProbability) ok = 0;
-      if (behaviour.hangFraction > 0 && attempt === 0 && hashUniform(this.listenerSeed, key, 0, 3) < behaviour.hangFraction) hung = true;
+      durationUs += listeners.drawMessage(this.host.group, key, attempt);
+      if ((listeners.outcome & MESSAGE_FAILS) !== 0) ok = 0;
+      if ((listeners.outcome & MESSAGE_HANGS) !== 0) hung = true;
       this.trace.emit(this.T.consumeStart, now, mq, pq.takenOffset(i), this.host.index, worker);
     }
     this.wOk[worker] = ok;

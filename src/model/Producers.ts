@@ -171,7 +171,6 @@ export class Producers implements MessageSource {
 
   /** updateTopicRouteInfoFromNameServer: each producer's publish list = the queues of brokers up and writable. */
   private onRoutePoll(): void {
-    if (this.sched.nowUs !== this.routePollAtUs) return; // superseded
     this.routePollAtUs = -1;
     this.advanceTo(this.sched.nowUs);
     for (const t of this.routes.topics) {
