@@ -11,7 +11,7 @@ import {
   type Command, type ConsumerSendMsgBackRequest, type HeartbeatRequest, type PullMessageRequest, type LockBatchRequest,
   type UnlockBatchRequest, type SendRetryMessageRequest,
   type QueryConsumerOffsetRequest, type UnregisterClientRequest, type UpdateConsumerOffsetRequest,
-  type GetConsumerListRequest,
+  type GetConsumerListRequest, GetAllConsumerOffsetResponse,
 } from "../protocol/commands.ts";
 import type { Routes } from "../protocol/routes.ts";
 import { BROKER_CONSTANTS, CLEAN_FIRST_DELAY_US } from "../scenario/defaults.ts";
@@ -22,7 +22,12 @@ import { ConsumerOffsetManager, offsetKey } from "./ConsumerOffsetManager.ts";
 import { MessageStore, type MessageSource } from "./MessageStore.ts";
 import { PullMessageProcessor } from "./PullMessageProcessor.ts";
 import { RebalanceLockManager } from "./RebalanceLockManager.ts";
-import { ScheduleMessageService, type ScheduledRetry } from "./ScheduleMessageService.ts";
+import { ScheduleLog, ScheduleMessageService } from "./ScheduleMessageService.ts";
+import type { Replica } from "./Replica.ts";
+import { SlaveSynchronize } from "./SlaveSynchronize.ts";
+import { SendBackProcessor } from "./SendBackProcessor.ts";
+import { ConsumerManageProcessor } from "./ConsumerManageProcessor.ts";
+import type { NameServer } from "../protocol/NameServer.ts";
 import { defineBrokerTrace, type BrokerTrace } from "./trace.ts";
 
 /** How often simple (per-message, by age) retention runs, µs; only for topics that set `retention`. */
@@ -36,6 +41,27 @@ export const enum BrokerTimer {
   RETENTION = 4,
   SCHEDULE_DUE = 5,
   CLEAN_COMMIT_LOG = 6,
+  /** ScheduleMessageService#persist: delayOffset.json every flushDelayOffsetInterval (10 s, §6.3). */
+  DELAY_OFFSET_FLUSH = 7,
+  /** registerBrokerAll (nodes of groups with replicas). */
+  REGISTER = 8,
+  /** SlaveSynchronize's task. */
+  SLAVE_SYNC = 9,
+}
+
+/** flushDelayOffsetInterval, µs (first run after the same, §6.3). */
+export const FLUSH_DELAY_OFFSET_INTERVAL_US = 10_000_000;
+
+/** A node of a group with replicas: its place, the name server, and what it shares with its group. */
+export interface BrokerReplication {
+  /** This node's address (NodeModel index). */
+  node: number;
+  replica: Replica;
+  nameServer: NameServer;
+  /** The group's commit log (built by the first node, shared by the rest). */
+  store: MessageStore | null;
+  /** The group's schedule consume queues. */
+  scheduleLog: ScheduleLog;
 }
 
 export class Broker implements Node {
@@ -53,17 +79,19 @@ export class Broker implements Node {
   down = false;
   /** Whether producers may write here (brokerReadOnly clears it). */
   writable = true;
-  /**
-   * A fault: QUERY_CONSUMER_OFFSET is answered with this code (SYSTEM_BUSY: the consumer-manage pool's
-   * queue is full, "[OVERLOAD]"; SYSTEM_ERROR) with this probability; null: answered normally.
-   */
-  offsetQueryError: { code: number; probability: number } | null = null;
-  private offsetQueryRng: (() => number) | null = null;
+  /** QUERY_CONSUMER_OFFSET's processor (and its offsetQueryError fault). */
+  readonly consumerManage: ConsumerManageProcessor;
   /** Producer sends refused here (down, read-only or disk full): each went to another broker or failed. */
   writesRefused = 0;
   private lockTraceType = -1;
   /** Whether any queue here has simple (per-message) retention. */
   private readonly simpleRetention: boolean;
+  /** This node's place in its group; null without replicas. */
+  readonly replica: Replica | null;
+  readonly slaveSync: SlaveSynchronize | null = null;
+  private readonly sendBack: SendBackProcessor;
+  /** Whether this node keeps the group's shared store (retention, clean-up): the group's first node. */
+  private readonly ownsStore: boolean;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -72,14 +100,38 @@ export class Broker implements Node {
     private readonly profile: Profile,
     private readonly source: MessageSource,
     private readonly observer: BrokerObserver,
+    replication?: BrokerReplication,
   ) {
     this.trace = ctx.trace;
     this.T = defineBrokerTrace(ctx.trace);
-    this.store = new MessageStore(routes, model.index, model.hotBytes, model.store, source, observer, ctx.trace, this.T);
+    this.ownsStore = replication?.store == null;
+    this.store = replication?.store ?? new MessageStore(routes, model.index, model.hotBytes, model.store, source, observer, ctx.trace, this.T);
+    this.replica = replication?.replica ?? null;
     this.simpleRetention = routes.queuesOf(model.index).some((mq) => routes.topics[routes.topicOf(mq)]!.retentionUs !== Infinity);
-    this.offsets = new ConsumerOffsetManager(ctx.trace, this.T);
+    this.offsets = new ConsumerOffsetManager(ctx.trace, this.T, observer);
     this.processor = new PullMessageProcessor(ctx, this.T, routes, model.config, model.hotBytes, profile, this.store, source, this.offsets, this.consumers);
-    this.scheduleService = new ScheduleMessageService(ctx, BrokerTimer.SCHEDULE_DUE, model.delayLevelsUs, (e) => this.deliverRetry(e));
+    this.processor.replica = this.replica;
+    this.consumerManage = new ConsumerManageProcessor(ctx, `broker/${model.name}`, this.store, source, this.offsets, this.processor);
+    this.sendBack = new SendBackProcessor(ctx, this.T, this, model.index, model.config, routes, profile, this.store, source, observer, this.locks, this.processor);
+    const log = replication?.scheduleLog ?? new ScheduleLog(model.delayLevelsUs.length);
+    // Only a master delivers delayed messages (§6.2).
+    this.scheduleService = new ScheduleMessageService(ctx, BrokerTimer.SCHEDULE_DUE, model.delayLevelsUs, log, (e, replay) => this.sendBack.deliverRetry(e, replay), !this.replica?.isSlave);
+    this.sendBack.scheduleService = this.scheduleService;
+    if (replication !== undefined) {
+      this.slaveSync = new SlaveSynchronize(ctx, replication.replica, replication.nameServer, model.index, profile, this.offsets, this.scheduleService, {
+        register: BrokerTimer.REGISTER, sync: BrokerTimer.SLAVE_SYNC,
+      });
+    }
+  }
+
+  /** This node's address. */
+  get node(): number {
+    return this.ctx.addr;
+  }
+
+  /** Whether this node is a slave now (brokerId ≠ 0). */
+  get isSlave(): boolean {
+    return this.replica !== null && this.replica.isSlave;
   }
 
   get index(): number {
@@ -97,10 +149,13 @@ export class Broker implements Node {
   startHousekeeping(): void {
     this.ctx.timer(BROKER_CONSTANTS.EXPIRY_SCAN_PERIOD_MS * 1000, BrokerTimer.EXPIRY_SCAN);
     this.ctx.timer(this.model.config.flushConsumerOffsetInterval * 1000, BrokerTimer.OFFSET_FLUSH);
+    this.ctx.timer(FLUSH_DELAY_OFFSET_INTERVAL_US, BrokerTimer.DELAY_OFFSET_FLUSH);
+    this.slaveSync?.start();
   }
 
   /** The store's clean-up (60 s, then every cleanResourceInterval, §2.1) and simple retention (every second). */
   startRetention(): void {
+    if (!this.ownsStore) return; // the group's first node keeps the shared store
     this.ctx.timer(CLEAN_FIRST_DELAY_US, BrokerTimer.CLEAN_COMMIT_LOG);
     if (this.simpleRetention) this.ctx.timer(RETENTION_CHECK_PERIOD_US, BrokerTimer.RETENTION);
   }
@@ -135,6 +190,14 @@ export class Broker implements Node {
       case BrokerTimer.SCHEDULE_DUE:
         this.scheduleService.onDue(arg);
         return;
+      case BrokerTimer.DELAY_OFFSET_FLUSH:
+        if (!this.down && this.scheduleService.running) this.scheduleService.persist();
+        this.ctx.timer(FLUSH_DELAY_OFFSET_INTERVAL_US, BrokerTimer.DELAY_OFFSET_FLUSH);
+        return;
+      case BrokerTimer.REGISTER:
+        return this.slaveSync!.onRegister(this.down);
+      case BrokerTimer.SLAVE_SYNC:
+        return this.slaveSync!.onSyncTimer(this.down);
       case BrokerTimer.CLEAN_COMMIT_LOG:
         // A task of the broker process: it does not run while the broker is down.
         if (!this.down) {
@@ -153,7 +216,7 @@ export class Broker implements Node {
       case RequestCode.PULL_MESSAGE:
         return this.processor.onPull(msg as PullMessageRequest);
       case RequestCode.QUERY_CONSUMER_OFFSET:
-        return this.queryConsumerOffset(msg as QueryConsumerOffsetRequest);
+        return this.consumerManage.queryConsumerOffset(msg as QueryConsumerOffsetRequest);
       case RequestCode.UPDATE_CONSUMER_OFFSET: {
         const u = msg as UpdateConsumerOffsetRequest;
         return this.offsets.commitOffset(u.consumerGroup, u.mq, u.commitOffset, 0, this.ctx.nowUs);
@@ -167,12 +230,20 @@ export class Broker implements Node {
         const list = this.consumers.consumerIdList((msg as GetConsumerListRequest).consumerGroup);
         return this.ctx.reply(msg, new GetConsumerListResponse(list === null ? ResponseCode.SYSTEM_ERROR : ResponseCode.SUCCESS, list));
       }
+      case RequestCode.GET_ALL_CONSUMER_OFFSET:
+        return this.ctx.reply(msg, new GetAllConsumerOffsetResponse(this.offsets.snapshot(), this.scheduleService.encode()));
       case RequestCode.CONSUMER_SEND_MSG_BACK:
-        this.consumerSendMsgBack(msg as ConsumerSendMsgBackRequest);
+        if (this.isSlave) {
+          // A slave stores nothing: 4.x's put fails SERVICE_NOT_AVAILABLE (a SYSTEM_ERROR answer), 5.x
+          // rejects the request SYSTEM_BUSY (broker spec §4.1).
+          if (msg.envelope === Envelope.DELIVERED) this.ctx.reply(msg, new SimpleResponse(this.profile === "5.x" ? ResponseCode.SYSTEM_BUSY : ResponseCode.SYSTEM_ERROR));
+          return;
+        }
+        this.sendBack.consumerSendMsgBack(msg as ConsumerSendMsgBackRequest);
         if (msg.envelope === Envelope.DELIVERED) this.ctx.reply(msg, new SimpleResponse(ResponseCode.SUCCESS));
         return;
       case RequestCode.SEND_MESSAGE:
-        return this.ctx.reply(msg, new SimpleResponse(this.sendRetryMessage(msg as SendRetryMessageRequest)));
+        return this.ctx.reply(msg, new SimpleResponse(this.sendBack.sendRetryMessage(msg as SendRetryMessageRequest)));
       case RequestCode.LOCK_BATCH_MQ: {
         const req = msg as LockBatchRequest;
         const locked = this.locks.tryLockBatch(req.consumerGroup, req.mqs, req.clientId, this.ctx.nowUs);
@@ -190,34 +261,11 @@ export class Broker implements Node {
     }
   }
 
-  onResponse(): void {}
-  onTimeout(): void {}
-
-  /**
-   * QUERY_CONSUMER_OFFSET (§13.7), with the max offset and the timestamp search the client asks next
-   * (§10.6). With no stored offset the broker answers 0 when the queue starts in page cache.
-   */
-  private queryConsumerOffset(req: QueryConsumerOffsetRequest): void {
-    const now = this.ctx.nowUs;
-    this.source.advanceTo(now);
-    this.store.applyRetention(req.mq, now);
-    const resp = new QueryConsumerOffsetResponse();
-    let stored = this.offsets.queryOffset(req.consumerGroup, req.mq);
-    if (stored < 0 && this.store.startAtZero(req.mq)) stored = 0;
-    resp.code = stored >= 0 ? ResponseCode.SUCCESS : ResponseCode.QUERY_NOT_FOUND;
-    resp.offset = stored;
-    const err = this.offsetQueryError;
-    if (err !== null) {
-      this.offsetQueryRng ??= this.ctx.rng(`broker/${this.model.name}/offsetQueryError`);
-      if (err.probability >= 1 || this.offsetQueryRng() < err.probability) {
-        // The admin requests for the max offset and the timestamp are served by another pool: they work.
-        resp.code = err.code;
-        resp.offset = -1;
-      }
-    }
-    resp.maxOffset = this.store.queue(req.mq).maxOffset;
-    resp.searchOffset = this.store.searchOffset(req.mq, req.timestampUs);
-    this.ctx.reply(req, resp);
+  onResponse(requestCode: number, _cookie: number, response: Command): void {
+    if (this.slaveSync?.isAnswer(requestCode)) this.slaveSync.onAnswer(response as GetAllConsumerOffsetResponse, this.down);
+  }
+  onTimeout(requestCode: number): void {
+    if (this.slaveSync?.isAnswer(requestCode)) this.slaveSync.onAnswer(null, this.down);
   }
 
   // ---------------------------------------------------------------- registry (§13.8)
@@ -271,84 +319,13 @@ export class Broker implements Node {
    * order topics, broker spec §7.1): producers stop sending once their route poll leaves it out.
    */
   acceptsWrites(): boolean {
-    return !this.down && !this.store.diskFull;
+    return !this.down && !this.isSlave && !this.store.diskFull;
   }
 
   /** A producer's send to `mq` here was refused (−1: a failover attempt); the queue's draws are broken. */
   refusedWrite(mq: number): void {
     this.writesRefused++;
     if (mq >= 0) this.store.queue(mq).breakDraws();
-  }
-
-  // ---------------------------------------------------------------- send-back and retries (§9.2)
-
-  private consumerSendMsgBack(req: ConsumerSendMsgBackRequest): void {
-    const group = req.consumerGroup;
-    if (this.model.config.retryQueueNums <= 0) {
-      this.observer.discarded(group, req.originKey); // SUCCESS without doing anything: the message is gone
-      return;
-    }
-    const rt = req.reconsumeTimes;
-    const now = this.ctx.nowUs;
-    this.observer.sentBack(group, req.originKey);
-    if (rt >= req.maxReconsumeTimes || req.delayLevel < 0) {
-      this.source.advanceTo(now);
-      this.store.append(this.routes.dlqQueue(group, this.index), now, req.bodyBytes, req.tag, req.originKey, req.originBornUs, rt);
-      this.observer.deadLettered(group, req.originKey);
-      this.trace.emit(this.T.dlq, now, req.mq, req.offset, rt, group);
-      return;
-    }
-    let level = req.delayLevel === 0 ? 3 + rt : req.delayLevel;
-    if (level > this.scheduleService.maxLevel) level = this.scheduleService.maxLevel; // HookUtils clamps to the highest level
-    this.observer.retrying(group, req.originKey);
-    this.trace.emit(this.T.sendBack, now, req.mq, req.offset, rt, level);
-    this.scheduleService.park(level, {
-      group, originKey: req.originKey, originBornUs: req.originBornUs, bodyBytes: req.bodyBytes, tag: req.tag, reconsumeTimes: rt + 1,
-    });
-  }
-
-  /**
-   * SEND_MESSAGE to %RETRY%<group> from a client's internal producer (the orderly service's sendMessageBack,
-   * §8.4), decided by SendMessageProcessor#handleRetryAndDLQ (broker spec §8.1): to %DLQ%<group> when the
-   * RECONSUME_TIME it carries reached the maximum (4.9: ≥ max; 5.x: > max) or, in 5.x (5.1.1+), whenever the
-   * group holds an unexpired queue lock here; else into the delay level it asks for. A broker that takes
-   * no writes refuses it.
-   */
-  private sendRetryMessage(req: SendRetryMessageRequest): number {
-    if (!this.writable) return ResponseCode.NO_PERMISSION;
-    if (this.store.diskFull) return ResponseCode.SYSTEM_ERROR; // SERVICE_NOT_AVAILABLE put status
-    const group = req.consumerGroup;
-    const now = this.ctx.nowUs;
-    const rt = req.reconsumeTimes;
-    const fivex = this.profile === "5.x";
-    const toDlq = fivex ? rt > req.maxReconsumeTimes || !this.locks.isLockAllExpired(group, now) : rt >= req.maxReconsumeTimes;
-    this.observer.sentBack(group, req.originKey);
-    if (toDlq) {
-      this.source.advanceTo(now);
-      this.store.append(this.routes.dlqQueue(group, this.index), now, req.bodyBytes, req.tag, req.originKey, req.originBornUs, rt);
-      this.observer.deadLettered(group, req.originKey);
-      this.trace.emit(this.T.dlq, now, req.mq, req.offset, rt, group);
-      return ResponseCode.SUCCESS;
-    }
-    const level = Math.min(req.delayLevel, this.scheduleService.maxLevel);
-    this.observer.retrying(group, req.originKey);
-    this.trace.emit(this.T.sendBack, now, req.mq, req.offset, rt, level);
-    this.scheduleService.park(level, {
-      group, originKey: req.originKey, originBornUs: req.originBornUs, bodyBytes: req.bodyBytes, tag: req.tag, reconsumeTimes: rt,
-    });
-    return ResponseCode.SUCCESS;
-  }
-
-  /** A due retry enters %RETRY%<group> on this broker and wakes pulls held there. */
-  private deliverRetry(e: ScheduledRetry): void {
-    const now = this.ctx.nowUs;
-    this.source.advanceTo(now);
-    const mq = this.routes.retryQueue(e.group, this.index);
-    const offset = this.store.append(mq, now, e.bodyBytes, e.tag, e.originKey, e.originBornUs, e.reconsumeTimes);
-    this.trace.emit(this.T.retryDelivered, now, mq, offset, e.reconsumeTimes, e.group);
-    if (this.processor.hold.heldCount(mq) > 0 && this.model.config.longPollingEnable) {
-      this.processor.notifyMessageArriving(mq, this.store.queue(mq).maxOffset, e.tag);
-    }
   }
 
   // ---------------------------------------------------------------- faults
@@ -362,14 +339,39 @@ export class Broker implements Node {
     this.source.advanceTo(this.ctx.nowUs);
     this.down = true;
     this.processor.hold.dropAll((req) => this.ctx.drop(req));
+    // The delivery progress since the last persist is lost: a restart replays it (§6.4).
+    this.scheduleService.crash();
+    this.slaveSync?.reset();
     return loseSinceUs === Infinity ? 0 : this.store.loseTail(loseSinceUs, this.ctx.nowUs);
   }
 
-  /** Restart: offsets come back as last flushed; the registry is empty until clients heartbeat again. */
+  /**
+   * Restart: offsets and delay offsets come back as last flushed (a master's schedule service starts from
+   * them, 1 s later, §6.2); the registry is empty until clients heartbeat again.
+   */
   restart(): void {
     this.down = false;
     this.offsets.restore();
     this.consumers.clear();
+    this.locks.clear();
+    if (!this.isSlave) this.scheduleService.start();
+    this.slaveSync?.register();
+  }
+
+  /**
+   * changeToMaster (broker spec §4.11, §5): brokerId 0; the schedule service starts from this node's own
+   * delay-offset file — the last sync from the old master — and its consumer offsets are its own table.
+   */
+  becomeMaster(): void {
+    this.replica!.promoted();
+    if (!this.down) this.scheduleService.start();
+    this.slaveSync!.register();
+  }
+
+  /** changeToSlave: brokerId := id, the schedule service stops (persisting its table), sync starts. */
+  becomeSlave(brokerId: number): void {
+    this.replica!.demoted(brokerId, this.ctx.nowUs);
+    if (this.scheduleService.running) this.scheduleService.stop(true);
     this.locks.clear();
   }
 

@@ -18,4 +18,11 @@ export interface BrokerObserver {
   messagesTruncated(mq: number, from: number, to: number): void;
   /** The clean-up deleted `files` commit-log files (reason: CleanReason); messagesDeleted follows per queue. */
   commitLogDeleted(broker: number, files: number, reason: number, nowUs: number): void;
+  /** A node stored a committed offset of (group, mq) — any node, slaves included (optional: books that track replays). */
+  offsetCommitted?(group: number, mq: number, offset: number): void;
+  /**
+   * A delay level delivered, into retry queue `mq` at `offset`, a message some node of the group had
+   * already delivered (a new master or a restarted one replaying since its delay-offset file, broker spec §6.4).
+   */
+  retryReplayed?(mq: number, offset: number): void;
 }

@@ -2,6 +2,7 @@
 // flushed to disk every flushConsumerOffsetInterval — what a restarted broker comes back with.
 import type { Trace } from "../sim/Trace.ts";
 import type { BrokerTrace } from "./trace.ts";
+import type { BrokerObserver } from "./BrokerObserver.ts";
 
 /** Offset table key of (group, global queue index). */
 export function offsetKey(group: number, mq: number): number {
@@ -15,11 +16,13 @@ export class ConsumerOffsetManager {
   constructor(
     private readonly trace: Trace,
     private readonly T: BrokerTrace,
+    private readonly observer?: BrokerObserver,
   ) {}
 
   /** commitOffset: by UPDATE_CONSUMER_OFFSET (viaPull 0) or a pull's piggy-backed offset (viaPull 1). */
   commitOffset(group: number, mq: number, offset: number, viaPull: number, nowUs: number): void {
     this.offsets.set(offsetKey(group, mq), offset);
+    this.observer?.offsetCommitted?.(group, mq, offset);
     this.trace.emit(this.T.offsetCommit, nowUs, mq, group, offset, viaPull);
   }
 
@@ -43,6 +46,26 @@ export class ConsumerOffsetManager {
     let n = 0;
     for (const [k, v] of this.offsets) if (this.flushed.get(k) !== v) n++;
     return n;
+  }
+
+  /** encode(): a copy of the in-memory table (what a slave's SlaveSynchronize fetches, broker spec §4.7). */
+  snapshot(): Map<number, number> {
+    return new Map(this.offsets);
+  }
+
+  /**
+   * syncConsumerOffset (broker spec §4.7): the master's entries replace this node's, entries the master
+   * lacks are kept, and the table is persisted. (RocketMQ replaces per topic@group key the whole queue
+   * map; the model per queue — they differ only for a queue the master never had an offset for.)
+   */
+  syncFrom(master: ReadonlyMap<number, number>): void {
+    for (const [k, v] of master) this.offsets.set(k, v);
+    this.flush();
+  }
+
+  /** Entries in the table (offsets this node holds). */
+  get size(): number {
+    return this.offsets.size;
   }
 
   /** A restarted broker loads the last flushed table. */

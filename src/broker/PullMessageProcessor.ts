@@ -16,6 +16,7 @@ import type { MessageSource, MessageStore } from "./MessageStore.ts";
 import { BrokerPullRequest, PullRequestHoldService } from "./PullRequestHoldService.ts";
 import type { BrokerTrace } from "./trace.ts";
 import { clientSlot } from "../protocol/address.ts";
+import type { Replica } from "./Replica.ts";
 
 export class PullMessageProcessor {
   /** The context's trace, kept at hand: it is written on every step. */
@@ -26,6 +27,10 @@ export class PullMessageProcessor {
   private readonly responses = new Pool(() => new PullMessageResponse());
   private readonly result = new GetMessageResult(1024);
   private readonly getCtx: GetMessageContext;
+  /** This node's place in its group (null: no replicas, always the master). */
+  replica: Replica | null = null;
+  /** Pulls answered (FOUND, NO_NEW, NO_MATCHED, OFFSET_MOVED) by this node. */
+  served = 0;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -40,7 +45,7 @@ export class PullMessageProcessor {
     private readonly consumers: ConsumerManager,
   ) {
     this.trace = ctx.trace;
-    this.getCtx = { config, hotBytes, commitLogTail: 0, profile };
+    this.getCtx = { config, hotBytes, commitLogTail: 0, profile, maxCap: Infinity };
     this.hold = new PullRequestHoldService(routes.queues.length, routes.topics.length);
   }
 
@@ -52,7 +57,30 @@ export class PullMessageProcessor {
     const now = this.ctx.nowUs;
     this.source.advanceTo(now);
     this.store.applyRetention(req.mq, now);
+    const rep = this.replica;
+    if (rep !== null && rep.isSlave && this.getCtx.profile === "5.x" && !this.config.slaveReadEnable) {
+      // 5.x rejectRequest: a slave without slaveReadEnable answers "[REJECTREQUEST]system busy" before the
+      // processor runs — no suggestion, so the client keeps coming back (broker spec §3.3).
+      const resp = this.responses.take();
+      resp.code = ResponseCode.SYSTEM_BUSY;
+      resp.suggestWhichBrokerId = 0;
+      resp.msgs.count = 0;
+      this.ctx.reply(req, resp);
+      this.hold.recycle(p);
+      return;
+    }
     this.processRequest(p, true);
+  }
+
+  private get isSlave(): boolean {
+    return this.replica !== null && this.replica.isSlave;
+  }
+
+  /** The max offset this node can serve of a queue: a slave's copy ends at its replication point. */
+  maxOf(mq: number): number {
+    const q = this.store.queue(mq);
+    const rep = this.replica;
+    return rep === null || !rep.isSlave ? q.maxOffset : rep.visibleMax(q, mq, this.ctx.nowUs);
   }
 
   /** processRequest; `allowSuspend` is true on the first processing only. */
@@ -70,7 +98,10 @@ export class PullMessageProcessor {
     let min = 0;
     let max = 0;
     let found = false;
+    let suggest = 0;
     const r = this.result;
+    const rep = this.replica;
+    const slave = rep !== null && rep.isSlave;
     if (!withSubscription && sub === undefined) {
       code = ResponseCode.SUBSCRIPTION_NOT_EXIST;
     } else if (!withSubscription && sub!.subVersion < req.subVersion) {
@@ -86,23 +117,37 @@ export class PullMessageProcessor {
     } else {
       if (!withSubscription) p.tagSet = sub!.tagSet;
       this.getCtx.commitLogTail = this.store.commitLogTail;
+      this.getCtx.maxCap = slave ? rep.visibleMax(q, req.mq, this.ctx.nowUs) : Infinity;
       getMessage(q, req.queueOffset, req.maxMsgNums, p.tagSet, this.getCtx, r);
       code = responseCodeOf(r.status, req.queueOffset);
-      // tryCommitOffset (§13.5): only on the first processing, and only with the COMMIT_OFFSET bit.
-      if (allowSuspend && (req.sysFlag & PullSysFlag.FLAG_COMMIT_OFFSET) !== 0) {
+      next = r.nextBeginOffset;
+      // suggestWhichBrokerId (broker spec §4.4): with slaveReadEnable, whichBrokerWhenConsumeSlowly (1)
+      // when the data pulled has left memory, else the master.
+      if (rep !== null && this.config.slaveReadEnable && r.coldTail) suggest = 1;
+      if (slave) {
+        code = this.asSlave(code, suggest);
+        if (code === ResponseCode.PULL_RETRY_IMMEDIATELY) {
+          suggest = 0;
+          if (!this.config.offsetCheckInSlave && r.status !== GetMessageStatus.NO_MATCHED_MESSAGE) next = req.queueOffset;
+        }
+      }
+      // tryCommitOffset (§13.5): only on the first processing, only with the COMMIT_OFFSET bit, never on
+      // a slave (storeOffsetEnable needs role ≠ SLAVE, broker spec §3.3).
+      if (allowSuspend && !slave && (req.sysFlag & PullSysFlag.FLAG_COMMIT_OFFSET) !== 0) {
         this.offsets.commitOffset(req.consumerGroup, req.mq, req.commitOffset, 1, this.ctx.nowUs);
       }
       if (code === ResponseCode.PULL_NOT_FOUND && allowSuspend) {
         this.suspend(p, topic);
         return;
       }
-      next = r.nextBeginOffset;
       min = r.minOffset;
       max = r.maxOffset;
       found = r.status === GetMessageStatus.FOUND;
     }
     const resp = this.responses.take();
     resp.code = code;
+    resp.suggestWhichBrokerId = suggest;
+    if (code !== ResponseCode.SUBSCRIPTION_NOT_EXIST && code !== ResponseCode.SUBSCRIPTION_NOT_LATEST) this.served++;
     resp.nextBeginOffset = next;
     resp.minOffset = min;
     resp.maxOffset = max;
@@ -117,6 +162,23 @@ export class PullMessageProcessor {
     this.hold.recycle(p);
   }
 
+  /**
+   * A slave's answer (broker spec §3.3). 4.x: an out-of-range offset (PULL_OFFSET_MOVED) is not corrected
+   * without offsetCheckInSlave — PULL_RETRY_IMMEDIATELY at the requested offset, suggesting the master;
+   * the rest as on a master. 5.x (slaveReadEnable, or it was refused before): unless it suggests pulling
+   * from the slave, every answer but FOUND is PULL_RETRY_IMMEDIATELY (minBrokerIdInGroup is 0 outside
+   * acting-master mode) — so a caught-up pull is never held.
+   */
+  private asSlave(code: number, suggest: number): number {
+    if (this.getCtx.profile === "5.x") {
+      if (suggest === 0 && code !== ResponseCode.SUCCESS) return ResponseCode.PULL_RETRY_IMMEDIATELY;
+      if (code === ResponseCode.PULL_OFFSET_MOVED && !this.config.offsetCheckInSlave) return ResponseCode.PULL_RETRY_IMMEDIATELY;
+      return code;
+    }
+    if (code === ResponseCode.PULL_OFFSET_MOVED && !this.config.offsetCheckInSlave) return ResponseCode.PULL_RETRY_IMMEDIATELY;
+    return code;
+  }
+
   /** PullRequestHoldService#suspendPullRequest. */
   private suspend(p: BrokerPullRequest, topic: number): void {
     const now = this.ctx.nowUs;
@@ -125,10 +187,11 @@ export class PullMessageProcessor {
     this.ctx.defer(req);
     p.holdSinceUs = now;
     p.holdTimeoutUs = (cfg.longPollingEnable ? req.suspendTimeoutMillis : cfg.shortPollingTimeMills) * 1000;
-    this.hold.hold(p, topic, this.store.queue(req.mq).maxOffset);
+    this.hold.hold(p, topic, this.maxOf(req.mq));
     this.trace.emit(this.T.pullHeld, now, req.mq, clientSlot(req.from), req.queueOffset);
-    // Arrivals wake held pulls only with long polling on (§13.4); short polling waits for its tick.
-    if (cfg.longPollingEnable) this.source.wakeAtNextArrival(topic);
+    // Arrivals wake held pulls only with long polling on (§13.4); short polling waits for its tick. A
+    // slave's reput notifies nobody (4.x, broker spec §3.3): its held pulls wait for the 5 s check.
+    if (cfg.longPollingEnable && !this.isSlave) this.source.wakeAtNextArrival(topic);
   }
 
   /**
@@ -147,8 +210,8 @@ export class PullMessageProcessor {
       if ((maxOffset > p.req.queueOffset && matches) || now >= p.holdSinceUs + p.holdTimeoutUs) {
         this.processRequest(p, false);
       } else {
-        this.hold.hold(p, topic, this.store.queue(mq).maxOffset);
-        if (this.config.longPollingEnable) this.source.wakeAtNextArrival(topic);
+        this.hold.hold(p, topic, this.maxOf(mq));
+        if (this.config.longPollingEnable && !this.isSlave) this.source.wakeAtNextArrival(topic);
       }
     }
     this.hold.giveBack(held);
@@ -165,7 +228,7 @@ export class PullMessageProcessor {
   /** The hold service's periodic check (§13.4): every queue with a held request. */
   checkHoldRequest(): void {
     for (const mq of this.routes.queuesOf(this.store.broker)) {
-      if (this.hold.heldCount(mq) > 0) this.notifyMessageArriving(mq, this.store.queue(mq).maxOffset, null);
+      if (this.hold.heldCount(mq) > 0) this.notifyMessageArriving(mq, this.maxOf(mq), null);
     }
   }
 }

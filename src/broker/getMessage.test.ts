@@ -43,11 +43,11 @@ class Fixture {
   }
   /** Every message in page cache. */
   hot(config: BrokerConfig = BROKER_CONFIG_DEFAULTS, profile: "4.9" | "5.x" = "5.x"): GetMessageContext {
-    return { config, hotBytes: Number.MAX_SAFE_INTEGER, commitLogTail: this.tail, profile };
+    return { config, hotBytes: Number.MAX_SAFE_INTEGER, commitLogTail: this.tail, profile, maxCap: Infinity };
   }
   /** Every message on disk: the tail is further from each message than hotBytes. */
   cold(config: BrokerConfig = BROKER_CONFIG_DEFAULTS, profile: "4.9" | "5.x" = "5.x"): GetMessageContext {
-    return { config, hotBytes: 0, commitLogTail: this.tail + 1, profile };
+    return { config, hotBytes: 0, commitLogTail: this.tail + 1, profile, maxCap: Infinity };
   }
   get(offset: number, maxMsgNums: number, ctx: GetMessageContext, tagSet: Set<number> | null = ALL): GetMessageResult {
     return getMessage(this.store, offset, maxMsgNums, tagSet, ctx, new GetMessageResult());
@@ -274,7 +274,7 @@ describe("getMessage batch-full rules (spec §13.2 isTheBatchFull)", () => {
     // 600 units of 1000 B; block 1 (units 256–511) starts at position 256 000 (this fixture records the
     // position before each unit). hotBytes = tail − 256 000: block 0 on disk, blocks 1 and 2 in memory.
     const f = new Fixture().add(600, 1000);
-    const ctx: GetMessageContext = { config: BROKER_CONFIG_DEFAULTS, hotBytes: f.tail - 256_000, commitLogTail: f.tail, profile: "5.x" };
+    const ctx: GetMessageContext = { config: BROKER_CONFIG_DEFAULTS, hotBytes: f.tail - 256_000, commitLogTail: f.tail, profile: "5.x", maxCap: Infinity };
     expect(f.get(250, 32, ctx).count).toBe(32); // 6 units on disk (< 8), then in-memory limits
     expect(f.get(240, 32, ctx).count).toBe(8); // 16 units on disk in front: the disk limit of 8 ends it
     expect(f.get(300, 32, ctx).count).toBe(32);
@@ -282,7 +282,7 @@ describe("getMessage batch-full rules (spec §13.2 isTheBatchFull)", () => {
 
   it("counts a block whose first unit is exactly hotBytes from the tail as in memory, one byte further as on disk", () => {
     const f = new Fixture().add(600, 1000);
-    const ctx = (hotBytes: number): GetMessageContext => ({ config: BROKER_CONFIG_DEFAULTS, hotBytes, commitLogTail: f.tail, profile: "5.x" });
+    const ctx = (hotBytes: number): GetMessageContext => ({ config: BROKER_CONFIG_DEFAULTS, hotBytes, commitLogTail: f.tail, profile: "5.x", maxCap: Infinity });
     const fromBlock1 = f.tail - 256_000;
     expect(f.get(250, 32, ctx(fromBlock1)).count).toBe(32);
     expect(f.get(250, 32, ctx(fromBlock1 - 1)).count).toBe(8);

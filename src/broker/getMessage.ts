@@ -30,6 +30,8 @@ export class GetMessageResult {
   maxOffset = 0;
   count = 0;
   bytes = 0;
+  /** FOUND and the last message read was no longer in memory (the master would suggest a slave). */
+  coldTail = false;
   offsets: Float64Array;
   constructor(capacity = 1024) {
     this.offsets = new Float64Array(capacity);
@@ -44,6 +46,8 @@ export interface GetMessageContext {
   commitLogTail: number;
   /** "4.9" uses the buffer scan (next = offset + scanned), "5.x" the iterator rules. */
   profile: Profile;
+  /** The queue's max offset as this node holds it (a slave's replicated copy); Infinity on a master. */
+  maxCap: number;
 }
 
 /**
@@ -59,11 +63,12 @@ export function getMessage(
   out: GetMessageResult,
 ): GetMessageResult {
   const min = store.minOffset;
-  const max = store.maxOffset;
+  const max = store.maxOffset < ctx.maxCap ? store.maxOffset : ctx.maxCap;
   out.minOffset = min;
   out.maxOffset = max;
   out.count = 0;
   out.bytes = 0;
+  out.coldTail = false;
   if (max === 0) {
     out.status = GetMessageStatus.NO_MESSAGE_IN_QUEUE;
     out.nextBeginOffset = 0; // correct(offset, 0) on a master
@@ -111,6 +116,8 @@ export function getMessage(
   // 4.9.x: nextBeginOffset = offset + units scanned; 5.x: the last unit passed to the filter + 1 (filtered
   // units count). The unit that filled the batch is not scanned in either, so both give u here.
   out.status = status;
+  // suggestPullingFromSlave's test (broker spec §4.4): the last message pulled is out of memory.
+  out.coldTail = count > 0 && ctx.commitLogTail - store.pagePos(out.offsets[count - 1]!) > ctx.hotBytes;
   out.nextBeginOffset = u;
   out.count = count;
   out.bytes = bytes;

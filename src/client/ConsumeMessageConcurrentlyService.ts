@@ -12,6 +12,7 @@ import type { Profile } from "../scenario/types.ts";
 import { CLIENT_CONSTANTS, type ConsumerConfig } from "../scenario/defaults.ts";
 import type { ClientObserver, ClientStats } from "./ClientObserver.ts";
 import { MESSAGE_FAILS, MESSAGE_HANGS, type ConsumeListeners } from "./ConsumeListeners.ts";
+import type { RouteView } from "./RouteView.ts";
 import type { ConsumeService } from "./ConsumeService.ts";
 import type { MessageColumns, ProcessQueue } from "./ProcessQueue.ts";
 import { ClientTimer } from "./timers.ts";
@@ -30,6 +31,8 @@ export interface ConsumeHost {
   updateOffset(mq: number, offset: number, increaseOnly: boolean): void;
   /** BROADCASTING: failed messages are dropped, never sent back (§7.3). */
   readonly broadcasting: boolean;
+  /** Broker nodes as the instance knows them (absent in unit fakes: every broker is its own node). */
+  readonly route?: RouteView;
 }
 
 /** Messages of a failed send-back, consumed again locally 5 s later (they never left the ProcessQueue). */
@@ -236,7 +239,10 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
       this.host.group, mq, w.offsets[i]!, 0, this.host.maxReconsumeTimes,
       w.originKey[i]!, w.originBornUs[i]!, w.bodyBytes[i]!, w.tag[i]!, w.reconsumeTimes[i]!,
     );
-    this.ctx.request(this.routes.brokerOf(mq), req, SEND_BACK_TIMEOUT_US, worker);
+    // findBrokerAddressInPublish: the master; a route without one fails the RPC at once (broker spec §4.5).
+    const node = this.host.route?.masterNode(mq) ?? this.routes.brokerOf(mq);
+    if (node < 0) return this.onSendBackResponse(worker, null);
+    this.ctx.request(node, req, SEND_BACK_TIMEOUT_US, worker);
   }
 
   /** The answer (or the 5 s time-out, ok false) of the send-back in flight from `worker`. */

@@ -280,9 +280,11 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
     );
     // The internal producer makes up to 3 attempts (retryTimesWhenSendFailed 2) over the brokers of
     // %RETRY%<group>, the queue's own first: the first that takes a connection; none → it fails now.
+    // Each broker by its master node (a group without one in the route is skipped, §7.1).
     const own = this.routes.brokerOf(mq);
     const others = this.routes.topics[this.routes.retryTopic(this.host.group)]!.brokers.filter((b) => b !== own);
-    const target = [own, ...others].slice(0, 3).find((b) => this.ctx.canConnect(b));
+    const route = this.host.route;
+    const target = [own, ...others].slice(0, 3).map((b) => (route === undefined ? b : route.groupMaster(b))).find((b) => b >= 0 && this.ctx.canConnect(b));
     if (target === undefined) return this.onSendBackResponse(worker, null);
     this.ctx.request(target, req, RETRY_SEND_TIMEOUT_US, worker);
   }

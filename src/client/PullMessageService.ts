@@ -108,8 +108,8 @@ export class PullMessageService {
     }
     // The broker query (for a file without the entry: the max offset or the timestamp's). A broker
     // that refuses the connection fails it at once.
-    const broker = this.routes.brokerOf(pr.mq);
-    if (!this.ctx.canConnect(broker)) return this.onFirstPullOffset(pr, null);
+    const broker = c.route.adminNode(pr.mq);
+    if (broker < 0 || !this.ctx.canConnect(broker)) return this.onFirstPullOffset(pr, null);
     const tsUs = this.ctx.nowUs - c.groupModel.consumeTimestampBeforeUs;
     this.ctx.request(broker, new QueryConsumerOffsetRequest(c.group, pr.mq, tsUs), 5_000_000, -1 - pr.id);
   }
@@ -147,14 +147,16 @@ export class PullMessageService {
   private pullKernelImpl(pr: PullRequest, topic: number): void {
     const c = this.c;
     const now = this.ctx.nowUs;
-    const broker = this.routes.brokerOf(pr.mq);
-    if (!this.ctx.canConnect(broker)) {
+    // The node recalculatePullFromWhichNode picks (broker spec §4.4); none in the route: "The broker[…]
+    // not exist" is thrown, as a refused connection is (§2 step 11).
+    const broker = c.route.pullNode(pr.mq);
+    if (broker < 0 || !this.ctx.canConnect(broker)) {
       // Connection refused: pullKernelImpl throws synchronously (§2 step 11).
       this.stats.pulls.exception++;
       return this.executePullRequestLater(pr, c.config.pullTimeDelayMillsWhenException, LATER_REASON.exception);
     }
-    // commitOffsetEnable only in CLUSTERING.
-    const commit = c.clustering ? c.offsetStore.readOffset(pr.mq) : -1;
+    // commitOffsetEnable only in CLUSTERING, and never towards a slave (the bit is cleared, §4.6).
+    const commit = c.clustering && !c.route.isSlave(pr.mq, broker) ? c.offsetStore.readOffset(pr.mq) : -1;
     const req = this.requests.take();
     req.consumerGroup = c.group;
     req.mq = pr.mq;
@@ -185,6 +187,8 @@ export class PullMessageService {
     pr.inFlight = false;
     const answered = code === ResponseCode.SUCCESS || code === ResponseCode.PULL_NOT_FOUND || code === ResponseCode.PULL_RETRY_IMMEDIATELY || code === ResponseCode.PULL_OFFSET_MOVED;
     this.trace.emit(this.T.pullResult, this.ctx.nowUs, pr.mq, this.c.index, code, answered ? resp.nextBeginOffset : -1);
+    // processPullResult → updatePullFromWhichNode (broker spec §4.4).
+    if (answered) this.c.route.suggested(pr.mq, resp.suggestWhichBrokerId);
     const pulls = this.stats.pulls;
     switch (code) {
       case ResponseCode.SUCCESS:

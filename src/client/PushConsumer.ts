@@ -25,6 +25,8 @@ import { PullMessageService } from "./PullMessageService.ts";
 import { PullRequest } from "./PullRequest.ts";
 import { LOCK_COOKIE_KINDS, LockCookie } from "./QueueLocks.ts";
 import { RebalanceImpl } from "./RebalanceImpl.ts";
+import { RouteView } from "./RouteView.ts";
+import type { NameServer } from "../protocol/NameServer.ts";
 import { RemoteBrokerOffsetStore } from "./RemoteBrokerOffsetStore.ts";
 import { ClientTimer } from "./timers.ts";
 import { defineClientTrace, type ClientTrace } from "./trace.ts";
@@ -43,6 +45,8 @@ export interface ConsumerSetup {
   readonly strategy: AllocateStrategy<number>;
   /** BROADCASTING: the instance slot's offsets.json, kept by the host across restarts (§12.2). */
   readonly localOffsetFile?: LocalOffsetFile;
+  /** The name server, for groups with replicas (null: every broker is one fixed node). */
+  readonly nameServer?: NameServer | null;
 }
 
 /** One consumer instance: a node of the cluster. */
@@ -79,7 +83,8 @@ export class PushConsumer implements Node {
   private suspendType = -1;
   private lockType = -1;
   private readonly routes: Routes;
-  private readonly brokerCount: number;
+  /** Broker nodes as this instance knows them. */
+  readonly route: RouteView;
 
   constructor(
     readonly ctx: NodeContext,
@@ -96,7 +101,7 @@ export class PushConsumer implements Node {
     this.trace = ctx.trace;
     this.routes = setup.routes;
     this.profile = setup.profile;
-    this.brokerCount = setup.brokerCount;
+    this.route = new RouteView(ctx, setup.routes, setup.nameServer ?? null, groupModel.config.pollNameServerInterval);
     this.T = defineClientTrace(ctx.trace);
     this.config = { ...groupModel.config };
     this.orderly = groupModel.consumeMode === "ORDERLY";
@@ -156,9 +161,10 @@ export class PushConsumer implements Node {
       this.subVersion.set(t, nowMs); // SubscriptionData.subVersion = construction time
     }
     this.state = "RUNNING";
+    this.route.start();
     this.rebalance.start();
     // sendHeartbeatToAllBrokerWithLock, then rebalanceImmediately once every broker answered or failed.
-    this.heartbeatRepliesAwaited = this.brokerCount;
+    this.heartbeatRepliesAwaited = this.route.allNodes().length;
     this.sendHeartbeats(true);
     this.ctx.timer(CLIENT_CONSTANTS.PERSIST_INITIAL_DELAY * 1000, ClientTimer.PERSIST_ALL);
     this.ctx.timer(CLIENT_CONSTANTS.HEARTBEAT_INITIAL_DELAY * 1000, ClientTimer.HEARTBEAT);
@@ -176,7 +182,7 @@ export class PushConsumer implements Node {
     // consumeMessageService.shutdown: the orderly service unlocks every queue (CLUSTERING, §8.1).
     if (this.orderly && this.clustering) this.rebalance.locks.unlockAll();
     this.offsetStore.persistAll(this.rebalance.assignedQueues());
-    for (let b = 0; b < this.brokerCount; b++) this.ctx.send(b, new UnregisterClientRequest(RequestCode.UNREGISTER_CLIENT, this.clientId, this.group));
+    for (const b of this.route.allNodes()) this.ctx.send(b, new UnregisterClientRequest(RequestCode.UNREGISTER_CLIENT, this.clientId, this.group));
     this.rebalance.destroy();
     this.state = "SHUTDOWN_ALREADY";
     this.alive = false;
@@ -189,7 +195,7 @@ export class PushConsumer implements Node {
   crash(mode: "connectionClosed" | "vanished"): void {
     if (!this.alive) return;
     if (mode === "connectionClosed" && this.state === "RUNNING") {
-      for (let b = 0; b < this.brokerCount; b++) this.ctx.send(b, new UnregisterClientRequest(RequestCode.CHANNEL_CLOSED, this.clientId, this.group));
+      for (const b of this.route.allNodes()) this.ctx.send(b, new UnregisterClientRequest(RequestCode.CHANNEL_CLOSED, this.clientId, this.group));
     }
     this.rebalance.destroy();
     this.state = "SHUTDOWN_ALREADY";
@@ -224,7 +230,7 @@ export class PushConsumer implements Node {
   /** HEART_BEAT to every broker; the start sequence waits for the answers (time-out mqClientApiTimeout). */
   sendHeartbeats(wantReply: boolean): void {
     const subs = this.subscriptionData();
-    for (let b = 0; b < this.brokerCount; b++) {
+    for (const b of this.route.allNodes()) {
       const hb = new HeartbeatRequest(this.clientId, this.group, subs);
       if (wantReply) this.ctx.request(b, hb, this.config.mqClientApiTimeout * 1000, 0);
       else this.ctx.send(b, hb);
@@ -333,6 +339,8 @@ export class PushConsumer implements Node {
         return this.rebalance.locks.onDelayedUnlock(arg);
       case ClientTimer.REBALANCE_LATER:
         return this.rebalance.wakeup();
+      case ClientTimer.ROUTE_POLL:
+        return this.route.onPoll();
     }
   }
 
@@ -351,7 +359,9 @@ export class PushConsumer implements Node {
 
   /** A oneway UPDATE_CONSUMER_OFFSET to the queue's broker. */
   private sendOffsetUpdate(mq: number, offset: number): void {
-    this.ctx.send(this.routes.brokerOf(mq), new UpdateConsumerOffsetRequest(this.group, mq, offset));
+    // updateConsumeOffsetToBroker: the master if the route has one, else a slave (§4.6); none: the RPC throws.
+    const node = this.route.adminNode(mq);
+    if (node >= 0) this.ctx.send(node, new UpdateConsumerOffsetRequest(this.group, mq, offset));
   }
 
   // ---------------------------------------------------------------- cleanExpiredMsg (§3.7)
@@ -369,7 +379,8 @@ export class PushConsumer implements Node {
         // sendMessageBack(msg, 3) to the message's broker, a synchronous RPC modelled as one whose
         // failure shows at once: only if it went through is the message removed, without touching the
         // offset store; a failure ends this queue's loop.
-        const sent = this.ctx.sendChecked(this.routes.brokerOf(mq), new ConsumerSendMsgBackRequest(
+        const node = this.route.masterNode(mq);
+        const sent = node >= 0 && this.ctx.sendChecked(node, new ConsumerSendMsgBackRequest(
           this.group, mq, first, CLIENT_CONSTANTS.SEND_BACK_EXPIRED_DELAY_LEVEL, this.maxReconsumeTimes,
           pq.originKey(first), pq.originBornUs(first), pq.bodyBytes(first), pq.tag(first), pq.reconsumeTimes(first),
         ));

@@ -12,6 +12,7 @@ import { CLIENT_CONSTANTS } from "../scenario/defaults.ts";
 import type { Profile } from "../scenario/types.ts";
 import type { ClientObserver } from "./ClientObserver.ts";
 import type { ConsumeService } from "./ConsumeService.ts";
+import type { RouteView } from "./RouteView.ts";
 import type { ProcessQueue } from "./ProcessQueue.ts";
 import type { RemoteBrokerOffsetStore } from "./RemoteBrokerOffsetStore.ts";
 import { ClientTimer } from "./timers.ts";
@@ -31,6 +32,8 @@ export interface LockHost {
   lockTraceType(): number;
   /** A request that failed before it left (the broker refused the connection): its failure, now. */
   failNow(requestCode: number, cookie: number): void;
+  /** Broker nodes as the instance knows them (absent in unit fakes: every broker is its own node). */
+  readonly route?: RouteView;
 }
 
 export class QueueLocks {
@@ -55,8 +58,10 @@ export class QueueLocks {
   }
 
   /** lockBatchMQ: a synchronous RPC; a refused connection fails it at once, a lost one at its time-out. */
-  private request(broker: number, req: LockBatchRequest, cookie: number): void {
-    if (!this.ctx.canConnect(broker)) return this.host.failNow(RequestCode.LOCK_BATCH_MQ, cookie);
+  private request(group: number, req: LockBatchRequest, cookie: number): void {
+    // findBrokerAddressInSubscribe(name, MASTER_ID, onlyThisBroker = true): no master, no lock (§4.5).
+    const broker = this.host.route === undefined ? group : this.host.route.masterNode(req.mqs[0]!);
+    if (broker < 0 || !this.ctx.canConnect(broker)) return this.host.failNow(RequestCode.LOCK_BATCH_MQ, cookie);
     this.ctx.request(broker, req, CLIENT_CONSTANTS.LOCK_RPC_TIMEOUT * 1000, cookie);
   }
 
@@ -122,12 +127,16 @@ export class QueueLocks {
 
   /** unlock(mq, oneway): UNLOCK_BATCH_MQ for one queue. */
   unlock(mq: number): void {
-    this.ctx.send(this.routes.brokerOf(mq), new UnlockBatchRequest(this.host.group, this.host.clientId, [mq]));
+    const node = this.host.route?.masterNode(mq) ?? this.routes.brokerOf(mq);
+    if (node >= 0) this.ctx.send(node, new UnlockBatchRequest(this.host.group, this.host.clientId, [mq]));
   }
 
   /** unlockAll at shutdown (§8.1, broker spec §8.2): one UNLOCK_BATCH_MQ per broker over the table. */
   unlockAll(): void {
-    for (const [broker, mqs] of this.byBroker()) this.ctx.send(broker, new UnlockBatchRequest(this.host.group, this.host.clientId, mqs));
+    for (const [, mqs] of this.byBroker()) {
+      const node = this.host.route?.masterNode(mqs[0]!) ?? this.routes.brokerOf(mqs[0]!);
+      if (node >= 0) this.ctx.send(node, new UnlockBatchRequest(this.host.group, this.host.clientId, mqs));
+    }
   }
 
   /**

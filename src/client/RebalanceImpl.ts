@@ -152,7 +152,7 @@ export class RebalanceImpl {
     if (!c.clustering) return this.allocatedTopic(topic, this.routes.topicQueues(topic));
     // findConsumerIdList: GET_CONSUMER_LIST_BY_GROUP to a random broker of the topic, a synchronous
     // RPC (time-out mqClientApiTimeout); a failure returns null and the topic is left alone (§10.3).
-    const broker = route.brokers[Math.floor(this.brokerPick() * route.brokers.length)]!;
+    const broker = c.route.groupNode(route.brokers[Math.floor(this.brokerPick() * route.brokers.length)]!);
     this.ctx.request(broker, new GetConsumerListRequest(c.group), c.config.mqClientApiTimeout * 1000, ++this.cidSerial);
   }
 
@@ -238,9 +238,15 @@ export class RebalanceImpl {
         s.ask = s.stored < 0 && c.groupModel.consumeFromWhere !== "CONSUME_FROM_FIRST_OFFSET"; // FIRST: 0, no RPC
         if (!s.ask) continue;
       }
+      // QUERY_CONSUMER_OFFSET is a synchronous RPC (time-out 5 s): no answer reads as an error (−2), as
+      // does a broker group with no node in the route (the lookup throws, broker spec §4.6).
+      const node = c.route.adminNode(s.mq);
+      if (node < 0) {
+        s.stored = -2;
+        continue;
+      }
       this.pendingAnswers++;
-      // QUERY_CONSUMER_OFFSET is a synchronous RPC (time-out 5 s): no answer reads as an error (−2).
-      this.ctx.request(this.routes.brokerOf(s.mq), new QueryConsumerOffsetRequest(c.group, s.mq, tsUs), OFFSET_RPC_TIMEOUT_US, slot + querySerial * QUERY_SLOT_SPAN);
+      this.ctx.request(node, new QueryConsumerOffsetRequest(c.group, s.mq, tsUs), OFFSET_RPC_TIMEOUT_US, slot + querySerial * QUERY_SLOT_SPAN);
     }
     if (this.pendingAnswers === 0) this.createQueues(topic);
   }

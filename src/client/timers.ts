@@ -26,4 +26,6 @@ export const enum ClientTimer {
   UNLOCK_DELAYED = 12,
   /** MQClientInstance#rebalanceLater(500) after a lock refused while adding a queue (5.x). */
   REBALANCE_LATER = 13,
+  /** updateTopicRouteInfoFromNameServer (with replicas only: RouteView). */
+  ROUTE_POLL = 14,
 }

@@ -12,6 +12,8 @@ const PHASE_END = 1;
 export class FaultPlan {
   readonly records: FaultRecord[] = [];
   private readonly activeLinks = new Map<number, LinkFault>();
+  /** The old master of each failover, restarted at its end. */
+  private readonly failedOver = new Map<number, number>();
   private kind = -1;
   private readonly traceType: number;
 
@@ -80,16 +82,33 @@ export class FaultPlan {
         return `instance restarted with client id ${shared}`;
       }
       case "brokerCrash": {
-        const unflushed = cl.brokers[f.broker]!.offsets.unflushedCount();
-        const lost = cl.crashBroker(f.broker, f.loseUs === null ? Infinity : cl.sched.nowUs - f.loseUs);
+        const node = cl.nodes[f.node]!;
+        const unflushed = node.offsets.unflushedCount();
+        const lost = cl.crashNode(f.node, f.loseUs === null ? Infinity : cl.sched.nowUs - f.loseUs);
         const tail = f.loseUs === null ? "" : `; ${lost} message(s) of the commit-log tail lost`;
-        return `broker down; ${unflushed} offset(s) not yet flushed will be lost${tail}`;
+        const role = node.replica === null ? "broker" : node.isSlave ? "slave" : "master";
+        return `${role} down; ${unflushed} offset(s) not yet flushed will be lost${tail}`;
       }
+      case "roleSwap":
+      case "leaderChange":
+        return cl.promoteSlave(f.broker, f.kind === "leaderChange") ?? "no slave is up: nothing changed";
+      case "failover": {
+        // The master dies and a controller elects its best slave (broker spec §4.11).
+        const old = cl.brokers[f.broker]!;
+        this.failedOver.set(f.index, old.node);
+        const unflushed = old.offsets.unflushedCount();
+        cl.crashNode(old.node);
+        const promoted = cl.promoteSlave(f.broker, true) ?? "no slave is up: the group has no master";
+        return `master down (${unflushed} offset(s) not yet flushed lost); ${promoted}`;
+      }
+      case "replicationStall":
+        cl.setReplicationStalled(f.broker, f.node, true);
+        return "replication stopped: the slave's copy of the commit log stays where it is";
       case "brokerReadOnly":
         cl.setBrokerWritable(f.broker, false);
         return "write permission removed: producers leave it at their next route poll (≤ 30 s)";
       case "offsetQueryError":
-        cl.brokers[f.broker]!.offsetQueryError = { code: f.code === "SYSTEM_BUSY" ? 2 : 1, probability: f.probability };
+        cl.brokers[f.broker]!.consumerManage.offsetQueryError = { code: f.code === "SYSTEM_BUSY" ? 2 : 1, probability: f.probability };
         return `QUERY_CONSUMER_OFFSET answered ${f.code}${f.probability < 1 ? ` with probability ${f.probability}` : ""}`;
       case "latency":
       case "loss":
@@ -132,13 +151,22 @@ export class FaultPlan {
         for (const c of f.consumers) this.resume(c);
         return "resumed";
       case "brokerCrash":
-        cl.restartBroker(f.broker);
-        return "broker restarted";
+        cl.restartNode(f.node);
+        return cl.nodes[f.node]!.replica === null ? "broker restarted" : `restarted as ${cl.nodes[f.node]!.isSlave ? "slave" : "master"}`;
+      case "failover": {
+        const n = this.failedOver.get(f.index);
+        if (n === undefined) return "";
+        cl.restartNode(n);
+        return `old master restarted as ${cl.nodes[n]!.isSlave ? "slave" : "master"}`;
+      }
+      case "replicationStall":
+        cl.setReplicationStalled(f.broker, f.node, false);
+        return "replication resumed";
       case "brokerReadOnly":
         cl.setBrokerWritable(f.broker, true);
         return "writable again (back in the producers' routes at their next poll)";
       case "offsetQueryError":
-        cl.brokers[f.broker]!.offsetQueryError = null;
+        cl.brokers[f.broker]!.consumerManage.offsetQueryError = null;
         return "offset queries answered again";
       case "latency":
       case "loss":

@@ -6,7 +6,12 @@
 // Equal-time events run in scheduling order (the kernel's FIFO tie-break); the order of `start()` —
 // brokers' hold checks, their housekeeping, consumer starts in (group, instance) order, retention, then
 // storage reclamation — fixes the order of the first events, and every periodic event keeps its place.
-import { Broker } from "../broker/Broker.ts";
+import { Broker, type BrokerReplication } from "../broker/Broker.ts";
+import { Replica } from "../broker/Replica.ts";
+import { ScheduleLog } from "../broker/ScheduleMessageService.ts";
+import type { MessageStore } from "../broker/MessageStore.ts";
+import { NameServer } from "../protocol/NameServer.ts";
+import { nodesOf, type NodeModel } from "../scenario/types.ts";
 import type { BrokerObserver } from "../broker/BrokerObserver.ts";
 import { makeStrategy, type AllocateStrategy } from "../client/allocate/strategies.ts";
 import { ClientStats, type ClientObserver } from "../client/ClientObserver.ts";
@@ -35,7 +40,15 @@ export class Cluster {
   readonly routes: Routes;
   readonly net: Network;
   readonly transport: Transport;
+  /** Each broker group's current master node (the node producers write to; the last one while none is up). */
   readonly brokers: Broker[] = [];
+  /** Every broker node, by address: masters first (node b = broker b's first master), then replicas. */
+  readonly nodes: Broker[] = [];
+  readonly nodeModels: NodeModel[];
+  /** The name server's broker table; null when no broker has replicas (nothing ever changes in it). */
+  readonly nameServer: NameServer | null;
+  /** Every role change of a node of a group with replicas: what the charts and the summary draw. */
+  readonly nodeLog: { tUs: number; node: number; state: "master" | "slave" | "down" }[] = [];
   /** The current incarnation of every consumer instance slot. */
   readonly consumers: PushConsumer[] = [];
   /** Every incarnation ever created, in creation order (dead ones may still have pulls in flight). */
@@ -61,7 +74,9 @@ export class Cluster {
     this.streams = new RandomStreams(model.seed);
     this.routes = options.routes ?? new Routes(model);
     const slots = model.groups.flatMap((g) => g.clientIds.slice(0, g.instancesMax));
-    this.net = new Network(model.latency, this.streams, slots, model.brokers.map((b) => b.name));
+    this.nodeModels = nodesOf(model);
+    this.nameServer = this.nodeModels.length > model.brokers.length ? new NameServer(model.brokers.length) : null;
+    this.net = new Network(model.latency, this.streams, slots, this.nodeModels.map((n) => n.name));
     this.transport = new Transport(this.sched, this.net, this.trace, this.streams);
     this.listeners = new ConsumeListeners(model.groups, model.seed);
     this.strategies = model.groups.map((g) =>
@@ -71,11 +86,29 @@ export class Cluster {
       }),
     );
     this.producers = new Producers(model, this.routes, this.brokers, this.sched, this.streams);
-    for (const b of model.brokers) {
-      const addr = brokerAddr(b.index);
-      const broker = new Broker(this.transport.context(addr), b, this.routes, model.profile, this.producers, observer);
+    const groupStores: MessageStore[] = [];
+    const groupLogs: ScheduleLog[] = [];
+    for (const n of this.nodeModels) {
+      const b = model.brokers[n.broker]!;
+      const addr = brokerAddr(n.index);
+      let replication: BrokerReplication | undefined;
+      if (b.replication !== undefined) {
+        const replica = new Replica(b.replication, n.brokerId, this.routes.queues.length, b.replication.lag, this.streams.get(`broker/${n.name}/replication`));
+        groupLogs[n.broker] ??= new ScheduleLog(b.delayLevelsUs.length);
+        replication = { node: n.index, replica, nameServer: this.nameServer!, store: groupStores[n.broker] ?? null, scheduleLog: groupLogs[n.broker]! };
+      }
+      const broker = new Broker(this.transport.context(addr), b, this.routes, model.profile, this.producers, observer, replication);
+      groupStores[n.broker] ??= broker.store;
       this.transport.attach(addr, broker);
-      this.brokers.push(broker);
+      this.nodes.push(broker);
+      if (n.brokerId === 0) this.brokers.push(broker);
+      if (this.nameServer !== null && b.replication !== undefined) {
+        this.nameServer.register(n.broker, n.brokerId, n.index);
+        this.nodeLog.push({ tUs: 0, node: n.index, state: n.brokerId === 0 ? "master" : "slave" });
+      }
+    }
+    if (this.nameServer !== null) {
+      for (const n of this.nodeModels) if (model.brokers[n.broker]!.replication === undefined) this.nameServer.register(n.broker, 0, n.index);
     }
     // Every instance a group may ever run (scale faults included) exists from the start, so links and
     // streams are fixed; those beyond `instances` start only when a fault starts them.
@@ -88,12 +121,12 @@ export class Cluster {
 
   /** Schedules the first events: hold checks, housekeeping, consumer starts, retention, reclamation. */
   start(): void {
-    for (const b of this.brokers) b.startHoldService();
-    for (const b of this.brokers) b.startHousekeeping();
+    for (const b of this.nodes) b.startHoldService();
+    for (const b of this.nodes) b.startHousekeeping();
     for (const c of this.consumers) {
       if (c.instance < c.groupModel.instances) c.ctx.timerAt(c.groupModel.startAtUs, ClientTimer.START);
     }
-    for (const b of this.brokers) b.startRetention();
+    for (const b of this.nodes) b.startRetention();
     this.reclaimer.start();
   }
 
@@ -114,7 +147,7 @@ export class Cluster {
     const setup: ConsumerSetup = {
       routes: this.routes, profile: this.model.profile, brokerCount: this.brokers.length, listeners: this.listeners,
       stats: this.clientStats, observer: this.observer, strategy: this.strategies[group]!,
-      localOffsetFile: (this.localOffsetFiles[slot] ??= new Map()),
+      localOffsetFile: (this.localOffsetFiles[slot] ??= new Map()), nameServer: this.nameServer,
     };
     const addr = clientAddr(slot, epoch);
     const c = new PushConsumer(this.transport.context(addr), slot, epoch, this.model.groups[group]!, instance, clientId, setup);
@@ -124,19 +157,106 @@ export class Cluster {
     return c;
   }
 
-  /** A broker process dies: it forgets what it held; requests it owed answers to fail at their time-outs. */
-  /** Crashes broker b; with `loseSinceUs` its commit-log tail stored since then is lost. Returns the messages lost. */
+  /** Crashes broker b's master node (see crashNode). */
   crashBroker(b: number, loseSinceUs = Infinity): number {
-    const lost = this.brokers[b]!.crash(loseSinceUs);
-    this.transport.setBrokerDown(b, true);
+    return this.crashNode(this.brokers[b]!.node, loseSinceUs);
+  }
+
+  restartBroker(b: number): void {
+    this.restartNode(this.brokers[b]!.node);
+  }
+
+  /**
+   * A broker node's process dies: it forgets what it held; requests it owed answers to fail at their
+   * time-outs. The name server drops it at once (its channel closed, broker spec §4.5); a master's
+   * slaves lose their HA link. With `loseSinceUs` the commit-log tail stored since then is lost.
+   * Returns the messages lost.
+   */
+  crashNode(n: number, loseSinceUs = Infinity): number {
+    const node = this.nodes[n]!;
+    const lost = node.crash(loseSinceUs);
+    this.transport.setBrokerDown(n, true);
+    if (node.replica !== null) {
+      if (!node.isSlave) for (const s of this.groupNodes(node.index)) s.replica!.breakLink(this.sched.nowUs);
+      this.nameServerChanged(() => this.nameServer!.unregister(n));
+      this.nodeLog.push({ tUs: this.sched.nowUs, node: n, state: "down" });
+    }
     this.producers.brokerStateChanged();
     return lost;
   }
 
-  restartBroker(b: number): void {
-    this.brokers[b]!.restart();
-    this.transport.setBrokerDown(b, false);
+  /** The node's process starts again with what its disk held; a master that was replaced returns as a slave. */
+  restartNode(n: number): void {
+    const node = this.nodes[n]!;
+    const b = node.index;
+    if (node.replica !== null && !node.isSlave && this.brokers[b] !== node) node.becomeSlave(this.freeBrokerId(b));
+    node.restart();
+    this.transport.setBrokerDown(n, false);
+    if (node.replica !== null) {
+      if (!node.isSlave) for (const s of this.groupNodes(b)) if (s !== node) s.replica!.healLink();
+      this.nameServerChanged(() => this.nameServer!.register(b, node.replica!.brokerId, n));
+      this.nodeLog.push({ tUs: this.sched.nowUs, node: n, state: node.isSlave ? "slave" : "master" });
+    }
     this.producers.brokerStateChanged();
+  }
+
+  /**
+   * A slave of group b becomes its master (roleSwap by hand, a controller's failover, a DLedger
+   * election — broker spec §4.9–§4.11, §5): the first live slave by brokerId takes id 0 with what it
+   * has — consumer offsets and delay offsets of its last sync plus commits sent to it directly; in
+   * classic mode the log's tail it never received is gone (a DLedger node holds every committed
+   * entry). The old master, up or down, is a slave from now on. Returns a description, or null when no
+   * slave is up.
+   */
+  promoteSlave(b: number, electedRoles: boolean): string | null {
+    const old = this.brokers[b]!;
+    const next = this.groupNodes(b).filter((x) => x.isSlave && !x.down).sort((x, y) => x.replica!.brokerId - y.replica!.brokerId)[0];
+    if (next === undefined) return null;
+    const now = this.sched.nowUs;
+    let lost = 0;
+    if (next.replica!.model.mode === "classic") {
+      this.settle();
+      lost = next.store.loseTail(next.replica!.replicatedUpTo(now) + 1e-6, now);
+    }
+    const nextId = next.replica!.brokerId;
+    for (const x of this.groupNodes(b)) if (electedRoles) x.replica!.electedRoles = true;
+    old.becomeSlave(nextId);
+    next.becomeMaster();
+    this.brokers[b] = next;
+    for (const s of this.groupNodes(b)) if (s !== next) (next.down ? s.replica!.breakLink(now) : s.replica!.healLink());
+    this.nameServerChanged(() => {
+      this.nameServer!.register(b, 0, next.node);
+      if (!old.down) this.nameServer!.register(b, nextId, old.node);
+    });
+    this.nodeLog.push({ tUs: now, node: next.node, state: "master" });
+    if (!old.down) this.nodeLog.push({ tUs: now, node: old.node, state: "slave" });
+    this.producers.brokerStateChanged();
+    return `${this.nodeModels[next.node]!.name} is master${lost > 0 ? `; ${lost} message(s) it never received are gone` : ""}`;
+  }
+
+  /** replicationStall: the slave's (or every slave's, node −1) HA link stops or heals. */
+  setReplicationStalled(b: number, node: number, stalled: boolean): void {
+    for (const s of this.groupNodes(b)) {
+      if (!s.isSlave || (node >= 0 && s.node !== node)) continue;
+      if (stalled) s.replica!.breakLink(this.sched.nowUs);
+      else if (!this.brokers[b]!.down) s.replica!.healLink();
+    }
+  }
+
+  /** The nodes of broker group b. */
+  groupNodes(b: number): Broker[] {
+    return this.nodes.filter((x) => x.index === b);
+  }
+
+  private freeBrokerId(b: number): number {
+    const used = new Set(this.groupNodes(b).map((x) => x.replica!.brokerId));
+    for (let id = 1; ; id++) if (!used.has(id)) return id;
+  }
+
+  /** Applies a change to the name server's table; consumers see it at their next route poll. */
+  private nameServerChanged(change: () => void): void {
+    change();
+    for (const c of this.consumers) c.route.nameServerChanged();
   }
 
   /** A broker's permission changed (read-only or writable again): the producers' routes follow at their poll. */

@@ -16,6 +16,9 @@ export interface LinkFault {
   partition?: boolean;
 }
 
+/** One-way latency between the broker nodes of a group, µs. */
+export const INTER_BROKER_US = 200;
+
 export class Network {
   private readonly lastUs: Float64Array;
   private readonly rngs: Rng[] = [];
@@ -64,6 +67,15 @@ export class Network {
   /** Delivery time of a message sent now from broker to client, or −1 if it is lost. */
   downAt(nowUs: number, client: number, broker: number): number {
     return this.deliverAt(nowUs, this.links + client * this.brokers + broker, broker);
+  }
+
+  /**
+   * Delivery time between two broker nodes of a group (the HA / SlaveSynchronize connection, on the
+   * brokers' own LAN: a fixed INTER_BROKER_US, so records keep their order), −1 if either is down.
+   */
+  brokerToBrokerAt(nowUs: number, from: number, to: number): number {
+    if (this.brokerDown[from] === 1 || this.brokerDown[to] === 1) return -1;
+    return nowUs + INTER_BROKER_US;
   }
 
   setBrokerDown(broker: number, down: boolean): void {

@@ -49,7 +49,16 @@ export class Transport {
   ) {
     this.kindDeliverBroker = sched.defineKind("deliverToBroker", (slot) => {
       const msg = this.arrive(slot);
-      if (msg !== null) this.received(msg, this.arrivedStamp, this.brokers[this.arrivedStamp.to]!);
+      if (msg === null) return;
+      const stamp = this.arrivedStamp;
+      const node = this.brokers[stamp.to]!;
+      if (stamp.state === Envelope.RESPONSE) {
+        // An answer to a broker's own request (SlaveSynchronize, between the nodes of a group).
+        node.onResponse(stamp.requestCode, stamp.cookie, msg);
+        release(msg, stamp);
+      } else {
+        this.received(msg, stamp, node);
+      }
     });
     this.kindDeliverClient = sched.defineKind("deliverToClient", (slot) => {
       const msg = this.arrive(slot);
@@ -170,9 +179,9 @@ export class Transport {
 
   /** Delivery time of a record sent now from → to, or −1 if the network loses it. */
   private arrivalUs(from: number, to: number): number {
-    return from >= CLIENT_SLOT_SPAN
-      ? this.net.upAt(this.sched.nowUs, from % CLIENT_SLOT_SPAN, to)
-      : this.net.downAt(this.sched.nowUs, to % CLIENT_SLOT_SPAN, from);
+    if (from >= CLIENT_SLOT_SPAN) return this.net.upAt(this.sched.nowUs, from % CLIENT_SLOT_SPAN, to);
+    if (to >= CLIENT_SLOT_SPAN) return this.net.downAt(this.sched.nowUs, to % CLIENT_SLOT_SPAN, from);
+    return this.net.brokerToBrokerAt(this.sched.nowUs, from, to);
   }
 
   private carry(atUs: number, msg: Command, stamp: Stamp, from: number, to: number): void {

@@ -16,6 +16,11 @@ export const enum RequestCode {
   LOCK_BATCH_MQ = 41,
   UNLOCK_BATCH_MQ = 42,
   /**
+   * A slave's SlaveSynchronize#syncAll (broker spec §4.7): GET_ALL_CONSUMER_OFFSET (43), asked together
+   * with GET_ALL_DELAY_OFFSET (45) in one round trip — the model needs both answers from the same moment.
+   */
+  GET_ALL_CONSUMER_OFFSET = 43,
+  /**
    * Not a RocketMQ request: the network layer telling a broker that a client's TCP connection closed
    * (Netty's channelInactive, which ClientHousekeepingService handles like UNREGISTER_CLIENT, §13.8).
    */

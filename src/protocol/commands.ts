@@ -190,6 +190,8 @@ export class PullMessageRequest extends Command {
 /** The answer to PULL_MESSAGE: PullMessageResponseHeader plus the messages (spec §4.1). */
 export class PullMessageResponse extends Command {
   code: number = ResponseCode.SUCCESS;
+  /** The node the consumer should pull this queue from next (0: the master, broker spec §4.4). */
+  suggestWhichBrokerId = 0;
   nextBeginOffset = 0;
   minOffset = 0;
   maxOffset = 0;
@@ -364,6 +366,26 @@ export class UnlockBatchRequest extends Command {
     readonly consumerGroup: number,
     readonly clientId: string,
     readonly mqs: readonly number[],
+  ) {
+    super();
+  }
+}
+
+// ----------------------------------------------------------- between a group's nodes (broker spec §4.7)
+
+/** SlaveSynchronize asks its master for the consumer offsets and the delay offsets. */
+export class GetAllConsumerOffsetRequest extends Command {
+  code: number = RequestCode.GET_ALL_CONSUMER_OFFSET;
+}
+
+/** The master's in-memory tables as they are when it answers (copies: the answer is a snapshot). */
+export class GetAllConsumerOffsetResponse extends Command {
+  code: number = ResponseCode.SUCCESS;
+  constructor(
+    /** ConsumerOffsetManager's table: offsetKey(group, mq) → offset. */
+    readonly offsets: ReadonlyMap<number, number>,
+    /** ScheduleMessageService#encode: delay level → next offset. */
+    readonly delayOffsets: readonly number[],
   ) {
     super();
   }

@@ -71,6 +71,10 @@ export class Routes {
     return index;
   }
 
+  /** Broker groups (by name). */
+  get brokerCount(): number {
+    return this.brokerQueues.length;
+  }
   topicOf(mq: number): number {
     return this.queues[mq]!.topicIndex;
   }

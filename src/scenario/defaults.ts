@@ -147,6 +147,11 @@ export interface BrokerConfig {
   channelExpiredTimeout: number; // ms
   /** RocketMQ 4.7.1–4.9.3: OFFSET_OVERFLOW_BADLY on a queue whose min is 0 answers next = 0 (broker spec §3.1 row 4). */
   overflowBadlyToZero: boolean;
+  /** Pulls may be served by a slave: a master suggests one when the data left memory (broker spec §4.4);
+   * a 5.x slave refuses every pull without it (§3.3). */
+  slaveReadEnable: boolean;
+  /** A slave corrects out-of-range offsets like a master (§3.1 corr, §3.4). */
+  offsetCheckInSlave: boolean;
 }
 
 export const BROKER_CONFIG_DEFAULTS: Readonly<BrokerConfig> = Object.freeze({
@@ -163,6 +168,8 @@ export const BROKER_CONFIG_DEFAULTS: Readonly<BrokerConfig> = Object.freeze({
   flushConsumerOffsetInterval: 5000,
   channelExpiredTimeout: 120_000,
   overflowBadlyToZero: false,
+  slaveReadEnable: false,
+  offsetCheckInSlave: false,
 });
 
 export const BROKER_CONSTANTS = Object.freeze({

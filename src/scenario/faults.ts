@@ -16,6 +16,10 @@ interface GroupInfo {
 interface Ctx {
   groups: GroupInfo[];
   brokers: string[];
+  /** Broker node names (nodesOf) and each node's group. */
+  nodes: { name: string; broker: number }[];
+  /** Each group's replication mode, null without replicas. */
+  replication: ("classic" | "dledger" | null)[];
   topics: { name: string; brokers: number[]; queuesPerBroker: number }[];
 }
 
@@ -30,6 +34,10 @@ const KEYS: Record<(typeof FAULT_KINDS)[number], string[]> = {
   duplicateClientId: ["target", "sameAs"],
   brokerCrash: ["target", "restartAfter", "lose"],
   brokerReadOnly: ["target", "for"],
+  roleSwap: ["target"],
+  failover: ["target", "restartAfter"],
+  leaderChange: ["target"],
+  replicationStall: ["target", "for"],
   offsetQueryError: ["target", "for", "code", "probability"],
   latency: ["clients", "brokers", "for", "extra", "latency"],
   loss: ["clients", "brokers", "for", "probability"],
@@ -113,7 +121,27 @@ export function parseFaults(raw: unknown, ctx: Ctx, instancesMax: number[], dura
           loseUs = p.optDuration("lose");
           if (loseUs === null || loseUs <= 0) throw new InputError(`${path}.lose`, 'must be "unflushed" or a duration greater than 0');
         }
-        return { ...base, kind, broker: p.broker("target"), restartAfterUs: p.optDuration("restartAfter"), loseUs };
+        const node = p.node("target");
+        return { ...base, kind, broker: ctx.nodes[node]!.broker, node, restartAfterUs: p.optDuration("restartAfter"), loseUs };
+      }
+      case "roleSwap":
+      case "failover":
+      case "leaderChange": {
+        // roleSwap / failover: a classic group's slave is made master (by hand or by a controller, §4.11);
+        // leaderChange: a DLedger election (§5).
+        const broker = p.broker("target");
+        const mode = ctx.replication[broker];
+        if (mode === null || mode === undefined) throw new InputError(`${path}.target`, `broker "${ctx.brokers[broker]}" has no replicas: give it "replicas" first`);
+        if ((kind === "leaderChange") !== (mode === "dledger")) {
+          throw new InputError(`${path}.kind`, kind === "leaderChange" ? `"leaderChange" needs a DLedger group (replication.mode "dledger"); use roleSwap or failover` : `a DLedger group changes roles by election: use "leaderChange"`);
+        }
+        return { ...base, kind, broker, restartAfterUs: kind === "failover" ? p.optDuration("restartAfter") : null };
+      }
+      case "replicationStall": {
+        const node = p.node("target");
+        const broker = ctx.nodes[node]!.broker;
+        if (ctx.replication[broker] === null) throw new InputError(`${path}.target`, `broker "${ctx.brokers[broker]}" has no replicas`);
+        return { ...base, kind, broker, node: ctx.nodes[node]!.name === ctx.brokers[broker] ? -1 : node, forUs: p.optDuration("for") };
       }
       case "brokerReadOnly":
         return { ...base, kind, broker: p.broker("target"), forUs: p.optDuration("for") };
@@ -224,6 +252,16 @@ class FaultReader {
     if (typeof value !== "string") throw new InputError(where, `must be a broker name, got ${show(value)}`);
     const i = this.ctx.brokers.indexOf(value);
     if (i < 0) throw new InputError(where, `unknown broker "${value}"; brokers are: ${this.ctx.brokers.join(", ")}`);
+    return i;
+  }
+
+  /** A broker node: a broker's name (its first master) or a replica's, like "broker-a-s1". */
+  node(key: string): number {
+    const where = `${this.path}.${key}`;
+    const value = this.f[key];
+    if (typeof value !== "string") throw new InputError(where, `must be a broker node name, got ${show(value)}`);
+    const i = this.ctx.nodes.findIndex((n) => n.name === value);
+    if (i < 0) throw new InputError(where, `unknown broker node "${value}"; nodes are: ${this.ctx.nodes.map((n) => n.name).join(", ")}`);
     return i;
   }
 

@@ -12,6 +12,7 @@ import {
   type BrokerConfig,
   type ConsumerConfig,
 } from "./defaults.ts";
+import { nodesOf } from "./types.ts";
 import type {
   BrokerModel,
   ConsumeFromWhere,
@@ -29,6 +30,7 @@ import { normalizeAllocate } from "./allocate.ts";
 import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "./read.ts";
 import { normalizeStore, parseStartTime } from "./store.ts";
 import { normalizeListener } from "./listener.ts";
+import { normalizeReplication } from "./replication.ts";
 
 const TOP_KEYS = [
   "$schema", "name", "description", "seed", "duration", "sampleEvery", "profile", "brokers", "network",
@@ -70,6 +72,10 @@ export function normalizeScenario(raw: unknown): Model {
   const startTimeUs = parseStartTime(raw.startTime);
   const brokers = raw.brokers.map((b, i) => normalizeBroker(b, i, startTimeUs));
   uniqueNames(brokers, "brokers");
+  const nodes = nodesOf({ brokers });
+  for (const n of nodes) {
+    if (n.brokerId > 0 && brokers.some((b) => b.name === n.name)) throw new InputError(`brokers.${n.broker}.replicas`, `its replica is named "${n.name}", which is also a broker's name`);
+  }
 
   if (!Array.isArray(raw.topics) || raw.topics.length === 0) throw new InputError("topics", "must be a non-empty list of topics");
   const topics = raw.topics.map((t, i) => normalizeTopic(t, i, brokers));
@@ -102,10 +108,14 @@ export function normalizeScenario(raw: unknown): Model {
   const faults = parseFaults(raw.faults, {
     groups: groups.map((g) => ({ name: g.name, instances: g.instances })),
     brokers: brokers.map((b) => b.name),
+    nodes: nodes.map((n) => ({ name: n.name, broker: n.broker })),
+    replication: brokers.map((b) => b.replication?.mode ?? null),
     topics: topics.map((t) => ({ name: t.name, brokers: t.brokers, queuesPerBroker: t.queuesPerBroker })),
   }, need, durationUs);
   // A crash that loses the commit-log tail needs the store to remember where each recent append began.
   for (const f of faults) if (f.kind === "brokerCrash" && f.loseUs !== null) brokers[f.broker]!.store.tailHistoryUs = Math.max(brokers[f.broker]!.store.tailHistoryUs, f.loseUs);
+  // A promoted classic slave cuts the log back to its replication point, which may lag by a whole stall.
+  for (const f of faults) if ((f.kind === "roleSwap" || f.kind === "failover") && brokers[f.broker]!.replication?.mode === "classic") brokers[f.broker]!.store.tailHistoryUs = durationUs;
   let expect: string[] = [];
   if (raw.expect !== undefined) {
     if (!Array.isArray(raw.expect) || raw.expect.some((e) => typeof e !== "string")) {
@@ -137,7 +147,7 @@ function uniqueNames(items: { name: string }[], path: string): void {
 function normalizeBroker(raw: unknown, index: number, startTimeUs: number): BrokerModel {
   const path = `brokers.${index}`;
   if (!isRecord(raw)) throw new InputError(path, "must be an object");
-  checkKeys(raw, ["name", "hotBytes", "maxMessageSize", "config", "store"], path);
+  checkKeys(raw, ["name", "hotBytes", "maxMessageSize", "config", "store", "replicas", "brokerRole", "replication"], path);
   const name = readString(raw, "name", `${path}.name`);
   if (!NAME_RE.test(name)) throw new InputError(`${path}.name`, `"${name}" must be 1–127 characters of A–Z a–z 0–9 _ . -`);
   const hotBytes = raw.hotBytes === undefined ? SCENARIO_DEFAULTS.hotBytes : parseBytes(raw.hotBytes, `${path}.hotBytes`);
@@ -169,7 +179,10 @@ function normalizeBroker(raw: unknown, index: number, startTimeUs: number): Brok
     const unit = { s: 1e6, m: 60e6, h: 3600e6, d: 86400e6 }[m[2] as "s" | "m" | "h" | "d"];
     delayLevelsUs.push(Number(m[1]) * unit);
   });
-  return { index, name, hotBytes, maxMessageSize, config, delayLevelsUs, store: normalizeStore(raw.store, `${path}.store`, startTimeUs, maxMessageSize) };
+  const broker: BrokerModel = { index, name, hotBytes, maxMessageSize, config, delayLevelsUs, store: normalizeStore(raw.store, `${path}.store`, startTimeUs, maxMessageSize) };
+  const replication = normalizeReplication(raw, path);
+  if (replication !== undefined) broker.replication = replication;
+  return broker;
 }
 
 function normalizeMaxMessageSize(raw: unknown, path: string): number {

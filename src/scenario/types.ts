@@ -170,6 +170,44 @@ export interface BrokerModel {
   delayLevelsUs: number[];
   /** The message store: commit-log files, retention and disk (broker spec §1–§2). */
   store: StoreModel;
+  /** The group's replicas (broker spec §4, §5); absent: one node, the master. */
+  replication?: ReplicationModel;
+}
+
+/**
+ * A broker group with replicas: node 0 is the master (brokerId 0) at the start, nodes 1… its slaves
+ * (classic HA, §4) or the DLedger followers (§5). Every node has its own offsets, delay-offset table,
+ * consumer registry and held pulls; they share one commit log, of which a slave holds the prefix
+ * replicated so far.
+ */
+export interface ReplicationModel {
+  mode: "classic" | "dledger";
+  /** ASYNC_MASTER (default) or SYNC_MASTER (§4.2; with 5.x's inSyncReplicas 1 both answer at once). */
+  brokerRole: "ASYNC_MASTER" | "SYNC_MASTER";
+  /** Nodes besides the master. */
+  replicas: number;
+  /** Time from a master's append to the slave holding it (HA transfer + dispatch), per transfer. */
+  lag: Dist;
+}
+
+/** One broker process: a member of a broker group. */
+export interface NodeModel {
+  /** Masters first, in broker order (node b is broker b's first master), then every group's replicas. */
+  index: number;
+  /** The master keeps the broker's name; replicas are "<broker>-s1", "<broker>-s2", … */
+  name: string;
+  broker: number;
+  /** brokerId at the start: 0 master, ≥ 1 slave. */
+  brokerId: number;
+}
+
+/** Every broker node of a model, masters first (so a model without replicas has node b = broker b). */
+export function nodesOf(model: Pick<Model, "brokers">): NodeModel[] {
+  const nodes: NodeModel[] = model.brokers.map((b) => ({ index: b.index, name: b.name, broker: b.index, brokerId: 0 }));
+  for (const b of model.brokers) {
+    for (let r = 1; r <= (b.replication?.replicas ?? 0); r++) nodes.push({ index: nodes.length, name: `${b.name}-s${r}`, broker: b.index, brokerId: r });
+  }
+  return nodes;
 }
 
 /** A broker's store settings, normalised (broker spec §1.1, §2; defaults in STORE_DEFAULTS). */
