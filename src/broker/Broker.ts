@@ -24,7 +24,7 @@ import { PullMessageProcessor } from "./PullMessageProcessor.ts";
 import { RebalanceLockManager } from "./RebalanceLockManager.ts";
 import { ScheduleLog, ScheduleMessageService } from "./ScheduleMessageService.ts";
 import type { Replica } from "./Replica.ts";
-import { SlaveSynchronize } from "./SlaveSynchronize.ts";
+import { prepareForMasterOnline, SlaveSynchronize } from "./SlaveSynchronize.ts";
 import { SendBackProcessor } from "./SendBackProcessor.ts";
 import { ConsumerManageProcessor } from "./ConsumerManageProcessor.ts";
 import type { NameServer } from "../protocol/NameServer.ts";
@@ -231,7 +231,7 @@ export class Broker implements Node {
         return this.ctx.reply(msg, new GetConsumerListResponse(list === null ? ResponseCode.SYSTEM_ERROR : ResponseCode.SUCCESS, list));
       }
       case RequestCode.GET_ALL_CONSUMER_OFFSET:
-        return this.ctx.reply(msg, new GetAllConsumerOffsetResponse(this.offsets.snapshot(), this.scheduleService.encode()));
+        return this.ctx.reply(msg, new GetAllConsumerOffsetResponse(this.offsets.snapshot(), this.scheduleService.encode(), this.offsets.dataVersion));
       case RequestCode.CONSUMER_SEND_MSG_BACK:
         if (this.isSlave) {
           // A slave stores nothing: 4.x's put fails SERVICE_NOT_AVAILABLE (a SYSTEM_ERROR answer), 5.x
@@ -349,9 +349,10 @@ export class Broker implements Node {
    * Restart: offsets and delay offsets come back as last flushed (a master's schedule service starts from
    * them, 1 s later, §6.2); the registry is empty until clients heartbeat again.
    */
-  restart(): void {
+  restart(preOnline?: Broker): void {
     this.down = false;
     this.offsets.restore();
+    if (preOnline !== undefined) prepareForMasterOnline(this, preOnline);
     this.consumers.clear();
     this.locks.clear();
     if (!this.isSlave) this.scheduleService.start();

@@ -4,6 +4,9 @@ import type { Trace } from "../sim/Trace.ts";
 import type { BrokerTrace } from "./trace.ts";
 import type { BrokerObserver } from "./BrokerObserver.ts";
 
+/** consumerOffsetUpdateVersionStep: commits per DataVersion bump (broker spec §4.10). */
+export const CONSUMER_OFFSET_UPDATE_VERSION_STEP = 500;
+
 /** Offset table key of (group, global queue index). */
 export function offsetKey(group: number, mq: number): number {
   return group * 1048576 + mq;
@@ -12,6 +15,13 @@ export function offsetKey(group: number, mq: number): number {
 export class ConsumerOffsetManager {
   private readonly offsets = new Map<number, number>();
   private flushed = new Map<number, number>();
+  /**
+   * [5.x] The table's DataVersion counter, bumped every consumerOffsetUpdateVersionStep (500) commits
+   * and persisted with it; a slave adopts its master's at each sync (broker spec §4.10).
+   */
+  dataVersion = 0;
+  private flushedVersion = 0;
+  private commitsSinceBump = 0;
 
   constructor(
     private readonly trace: Trace,
@@ -22,6 +32,10 @@ export class ConsumerOffsetManager {
   /** commitOffset: by UPDATE_CONSUMER_OFFSET (viaPull 0) or a pull's piggy-backed offset (viaPull 1). */
   commitOffset(group: number, mq: number, offset: number, viaPull: number, nowUs: number): void {
     this.offsets.set(offsetKey(group, mq), offset);
+    if (++this.commitsSinceBump >= CONSUMER_OFFSET_UPDATE_VERSION_STEP) {
+      this.commitsSinceBump = 0;
+      this.dataVersion++;
+    }
     this.observer?.offsetCommitted?.(group, mq, offset);
     this.trace.emit(this.T.offsetCommit, nowUs, mq, group, offset, viaPull);
   }
@@ -34,6 +48,7 @@ export class ConsumerOffsetManager {
   /** persist(): the table as it is now is what a restart will find. */
   flush(): void {
     this.flushed = new Map(this.offsets);
+    this.flushedVersion = this.dataVersion;
   }
 
   /** Offsets committed since the last flush (lost if the broker crashes now). */
@@ -58,8 +73,10 @@ export class ConsumerOffsetManager {
    * lacks are kept, and the table is persisted. (RocketMQ replaces per topic@group key the whole queue
    * map; the model per queue — they differ only for a queue the master never had an offset for.)
    */
-  syncFrom(master: ReadonlyMap<number, number>): void {
+  syncFrom(master: ReadonlyMap<number, number>, dataVersion = this.dataVersion): void {
     for (const [k, v] of master) this.offsets.set(k, v);
+    this.dataVersion = dataVersion;
+    this.commitsSinceBump = 0;
     this.flush();
   }
 
@@ -72,5 +89,7 @@ export class ConsumerOffsetManager {
   restore(): void {
     this.offsets.clear();
     for (const [k, v] of this.flushed) this.offsets.set(k, v);
+    this.dataVersion = this.flushedVersion;
+    this.commitsSinceBump = 0;
   }
 }

@@ -131,9 +131,11 @@ export class PullMessageProcessor {
           if (!this.config.offsetCheckInSlave && r.status !== GetMessageStatus.NO_MATCHED_MESSAGE) next = req.queueOffset;
         }
       }
-      // tryCommitOffset (§13.5): only on the first processing, only with the COMMIT_OFFSET bit, never on
-      // a slave (storeOffsetEnable needs role ≠ SLAVE, broker spec §3.3).
-      if (allowSuspend && !slave && (req.sysFlag & PullSysFlag.FLAG_COMMIT_OFFSET) !== 0) {
+      // tryCommitOffset (§13.5): only on the first processing, only with the COMMIT_OFFSET bit; 4.x never on
+      // a slave (storeOffsetEnable needs role ≠ SLAVE, broker spec §3.3). 5.0.0 dropped that check (verified
+      // in 5.0.0 … HEAD): a slave stores it — clients clear the bit for slaves, so it arrives only where
+      // their route calls the slave id 0 (an acting master, a stale route after a role swap).
+      if (allowSuspend && !(slave && this.getCtx.profile !== "5.x") && (req.sysFlag & PullSysFlag.FLAG_COMMIT_OFFSET) !== 0) {
         this.offsets.commitOffset(req.consumerGroup, req.mq, req.commitOffset, 1, this.ctx.nowUs);
       }
       if (code === ResponseCode.PULL_NOT_FOUND && allowSuspend) {
@@ -171,7 +173,7 @@ export class PullMessageProcessor {
    */
   private asSlave(code: number, suggest: number): number {
     if (this.getCtx.profile === "5.x") {
-      if (suggest === 0 && code !== ResponseCode.SUCCESS) return ResponseCode.PULL_RETRY_IMMEDIATELY;
+      if (suggest === 0 && code !== ResponseCode.SUCCESS && !this.replica!.acting) return ResponseCode.PULL_RETRY_IMMEDIATELY;
       if (code === ResponseCode.PULL_OFFSET_MOVED && !this.config.offsetCheckInSlave) return ResponseCode.PULL_RETRY_IMMEDIATELY;
       return code;
     }

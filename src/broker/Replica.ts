@@ -36,6 +36,11 @@ export class Replica {
   lastSyncUs = 0;
   /** Whether roles are elected (DLedger, or a controller after a failover): the sync gate is 10 s in 5.x. */
   electedRoles: boolean;
+  /**
+   * 5.x slave-acting-master (§4.10): this slave is the group's smallest live id while the master is
+   * gone, so minBrokerIdInGroup ≠ 0 — it answers pulls like a master would (held when caught up).
+   */
+  acting = false;
   /** Master appends up to this time are in this node's commit log. */
   private upToUs = 0;
   private linkDown = false;
@@ -48,6 +53,8 @@ export class Replica {
     queueCount: number,
     private readonly lag: Dist,
     private readonly rng: Rng,
+    /** 4.x SYNC_MASTER (5.x's inSyncReplicas 1 acknowledges like ASYNC_MASTER, §4.2). */
+    private readonly syncMaster = false,
   ) {
     this.brokerId = brokerId;
     this.electedRoles = model.mode === "dledger";
@@ -61,7 +68,8 @@ export class Replica {
   /** How far this node's copy of the commit log reaches (time of the master's last append it holds). */
   replicatedUpTo(nowUs: number): number {
     if (!this.linkDown) {
-      const t = nowUs - this.lag.sample(this.rng);
+      // A 4.x SYNC_MASTER answers a send only once a slave holds it (§4.2): nothing acknowledged is missing.
+      const t = this.syncMaster ? nowUs : nowUs - this.lag.sample(this.rng);
       if (t > this.upToUs) this.upToUs = t;
     }
     return this.upToUs;

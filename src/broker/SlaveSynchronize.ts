@@ -65,7 +65,7 @@ export class SlaveSynchronize {
   onAnswer(resp: GetAllConsumerOffsetResponse | null, down: boolean): void {
     this.inFlight = false;
     if (resp === null || down || !this.replica.isSlave) return;
-    this.offsets.syncFrom(resp.offsets);
+    this.offsets.syncFrom(resp.offsets, this.profile === "5.x" ? resp.dataVersion : undefined);
     this.schedule.syncFrom(resp.delayOffsets);
     this.replica.lastSyncUs = this.ctx.nowUs;
     this.syncs++;
@@ -79,4 +79,22 @@ export class SlaveSynchronize {
   isAnswer(requestCode: number): boolean {
     return requestCode === RequestCode.GET_ALL_CONSUMER_OFFSET;
   }
+}
+
+/** A node's tables, as the pre-online RPCs read them. */
+interface NodeTables {
+  readonly offsets: ConsumerOffsetManager;
+  readonly scheduleService: ScheduleMessageService;
+}
+
+/**
+ * BrokerPreOnlineService#prepareForMasterOnline (5.x acting master, broker spec §4.10): a returning master
+ * fetches the acting slave's consumer offsets and delay offsets and adopts them when its own DataVersion
+ * is not newer (compare ≤ 0; both tables judged by the offsets' version). The model reads the slave's
+ * tables as its RPCs would return them.
+ */
+export function prepareForMasterOnline(master: NodeTables, slave: NodeTables): void {
+  if (master.offsets.dataVersion > slave.offsets.dataVersion) return;
+  master.offsets.syncFrom(slave.offsets.snapshot(), slave.offsets.dataVersion);
+  master.scheduleService.syncFrom(slave.scheduleService.encode());
 }

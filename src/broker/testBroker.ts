@@ -16,7 +16,10 @@ import {
 import { Routes } from "../protocol/routes.ts";
 import { normalizeScenario } from "../scenario/normalize.ts";
 import type { Model, StoreModel } from "../scenario/types.ts";
-import { Broker, BrokerTimer } from "./Broker.ts";
+import { Broker, BrokerTimer, type BrokerReplication } from "./Broker.ts";
+import { NameServer } from "../protocol/NameServer.ts";
+import { Replica } from "./Replica.ts";
+import { ScheduleLog } from "./ScheduleMessageService.ts";
 import type { BrokerObserver } from "./BrokerObserver.ts";
 import type { MessageSource } from "./MessageStore.ts";
 import type { QueueStore } from "./QueueStore.ts";
@@ -190,26 +193,47 @@ export class BrokerFixture {
   readonly model: Model;
   readonly routes: Routes;
   readonly source: FakeSource;
-  readonly observer = new RecordingObserver();
+  readonly observer: RecordingObserver = new RecordingObserver();
   readonly broker: Broker;
   private cookie = 0;
   /** wakeRequests already answered by a wakeUp. */
   private wakesSeen = 0;
 
-  /** Builds the broker and starts its timers as the cluster does (hold check, housekeeping, retention). */
-  constructor(input: RigInput = {}) {
+  /** With `broker.replicas`: the group's name-server table and schedule log (shared by its node fixtures). */
+  readonly nameServer: NameServer | null = null;
+  readonly scheduleLog: ScheduleLog | null = null;
+  /** This fixture's node address (0: the master; a slave fixture's is 1, 2). */
+  readonly node: number;
+
+  /**
+   * Builds the broker and starts its timers as the cluster does (hold check, housekeeping, retention).
+   * With `slaveOf`, builds node `brokerId` of the same group instead (input ignored): a slave sharing
+   * the master fixture's store, schedule log, source, observer and name server, on its own clock.
+   */
+  constructor(input: RigInput = {}, slaveOf?: { master: BrokerFixture; brokerId: number }) {
     const topics = input.topics ?? [{ name: "T", brokers: ["broker-a"], queuesPerBroker: 1, produce: { rate: 0 }, ...input.topic }];
     const groups = input.groups ?? [{ name: "G", subscribe: { T: "*" }, ...input.group }];
-    this.model = normalizeScenario({
+    this.model = slaveOf?.master.model ?? normalizeScenario({
       name: "rig", seed: input.seed ?? 1, profile: input.profile ?? "4.9",
       brokers: [{ name: "broker-a", ...input.broker }], topics, groups,
     });
-    Object.assign(this.model.brokers[0]!.store, input.store);
-    this.ctx = new TestContext(brokerAddr(0), this.model.seed);
-    this.routes = new Routes(this.model);
-    this.source = new FakeSource(this.ctx);
-    this.broker = new Broker(this.ctx, this.model.brokers[0]!, this.routes, this.model.profile, this.source, this.observer);
-    this.source.broker = this.broker;
+    if (slaveOf === undefined) Object.assign(this.model.brokers[0]!.store, input.store);
+    this.node = slaveOf?.brokerId ?? 0;
+    this.ctx = new TestContext(brokerAddr(this.node), this.model.seed);
+    this.routes = slaveOf?.master.routes ?? new Routes(this.model);
+    this.source = slaveOf?.master.source ?? new FakeSource(this.ctx);
+    if (slaveOf !== undefined) this.observer = slaveOf.master.observer;
+    const b = this.model.brokers[0]!;
+    let replication: BrokerReplication | undefined;
+    if (b.replication !== undefined) {
+      this.nameServer = slaveOf?.master.nameServer ?? new NameServer(1);
+      this.scheduleLog = slaveOf?.master.scheduleLog ?? new ScheduleLog(b.delayLevelsUs.length);
+      const replica = new Replica(b.replication, this.node, this.routes.queues.length, b.replication.lag, this.ctx.rng(`replication/${this.node}`));
+      replication = { node: this.node, replica, nameServer: this.nameServer, store: slaveOf?.master.broker.store ?? null, scheduleLog: this.scheduleLog };
+      this.nameServer.register(0, this.node, this.node);
+    }
+    this.broker = new Broker(this.ctx, b, this.routes, this.model.profile, this.source, this.observer, replication);
+    if (slaveOf === undefined) this.source.broker = this.broker;
     this.broker.startHoldService();
     this.broker.startHousekeeping();
     this.broker.startRetention();
@@ -276,7 +300,7 @@ export class BrokerFixture {
     this.runUntil(atUs);
     msg.envelope = oneway ? Envelope.ONEWAY : Envelope.DELIVERED;
     msg.from = from;
-    msg.to = brokerAddr(0);
+    msg.to = brokerAddr(this.node);
     msg.stamp.cookie = ++this.cookie;
     msg.stamp.sentUs = atUs;
     this.broker.receive(msg);

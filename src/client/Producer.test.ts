@@ -341,6 +341,38 @@ describe("Producer.regenerate: a replay re-creates a queue's messages exactly (i
     }
   });
 
+  it("sendLatencyFaultEnable (broker spec §7.3): after a failed send the broker is avoided for its isolation; the walk gives its share to the queue after it; replays read the same", () => {
+    // 8 queues, 0–3 on broker 0 and 4–7 on broker 1; uniform arrivals so draw k is born at k ms. Broker 1
+    // fails the send of the message born at 100 ms and is isolated for 1 s (the test's isolation): every
+    // draw landing on 4–7 walks on (wrapping) to queue 0, so queue 0 takes 5 of every 8 messages.
+    const out: { q: number; draw: number; bornUs: number }[] = [];
+    const streams = new RandomStreams(5);
+    const prod = new Producer(model({ rate: 1000, arrival: "uniform" }), 8, { appendProduced: (q, bornUs, _b, _t, draw) => out.push({ q, draw, bornUs }) },
+      streams.stateful("arrival"), streams.stateful("attributes"), 0, 0, { queueBroker: [0, 0, 0, 0, 1, 1, 1, 1], isolationUs: 1 * S });
+    prod.advanceTo(100_000);
+    prod.isolateBroker(1, 100_000);
+    prod.advanceTo(3 * S);
+    const isolated = out.filter((m) => m.bornUs > 100_000 && m.bornUs < 1_100_000);
+    const per = counts(isolated.map((m) => m.q), 8);
+    expect(per.slice(4)).toEqual([0, 0, 0, 0]);
+    // 999 draws (101 … 1 099 ms): round robin gives each queue 999/8 ≈ 125; queue 0 gets its own and 4 more.
+    expect(per[0]).toBeGreaterThanOrEqual(5 * 124);
+    expect(per[0]).toBeLessThanOrEqual(5 * 125 + 1);
+    expect(per[1]).toBeGreaterThanOrEqual(124);
+    expect(per[1]).toBeLessThanOrEqual(125);
+    // The isolation ends at 1.1 s: the plain round robin again.
+    const after = out.filter((m) => m.bornUs >= 1_100_000);
+    const perAfter = counts(after.map((m) => m.q), 8);
+    expect(Math.max(...perAfter) - Math.min(...perAfter)).toBeLessThanOrEqual(1);
+    for (const q of [0, 5]) {
+      const mine = out.filter((m) => m.q === q && m.bornUs > 90_000);
+      const n = 200;
+      const born = new Float64Array(n);
+      prod.regenerate(q, mine[0]!.draw, n, born, new Int32Array(n), new Int16Array(n));
+      expect(Array.from(born)).toEqual(mine.slice(0, n).map((m) => m.bornUs));
+    }
+  });
+
   it("an empty publish list: every send fails (−1, \"No route info of this topic\")", () => {
     const { prod, out } = producer({ rate: 1000 });
     prod.setPublishList([]);

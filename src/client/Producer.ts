@@ -68,8 +68,16 @@ export class Producer {
    * The publish list (topic-queue indexes the producer's route offers, broker spec §7.1) from each route
    * poll that changed it, by the first draw it applied to; null = every queue. Shared with the replayer.
    */
-  private routeLog: { draw: number; list: readonly number[] | null }[] = [];
+  private routeLog: { draw: number; list: readonly number[] | null; avoid: Uint8Array | null }[] = [];
   private list: readonly number[] | null = null;
+  /**
+   * sendLatencyFaultEnable (MQFaultStrategy, broker spec §7.3): per topic queue, 1 when its broker is
+   * isolated after a failed send; null when none is (or the switch is off). Logged with the publish list.
+   */
+  private avoid: Uint8Array | null = null;
+  /** Latency fault tolerance: each broker's isolation end (µs), the queues' brokers, the isolation length. */
+  private readonly isolatedUntilUs: Float64Array;
+  private isolationEndsUs = Infinity;
   /** Replay only: the next routeLog entry to apply. */
   private routeCursor = -1;
   /** Replay only: where the replay reads the extra steps. */
@@ -93,7 +101,10 @@ export class Producer {
     startUs: number,
     /** sendWhichQueue's random start (ThreadLocalIndex: a random int, seeded here), modulo the queue count. */
     rrStart = 0,
+    /** With sendLatencyFaultEnable: each topic queue's broker and how long a failed broker is avoided (µs). */
+    private readonly latencyFault: { queueBroker: readonly number[]; isolationUs: number } | null = null,
   ) {
+    this.isolatedUntilUs = new Float64Array(latencyFault === null ? 0 : Math.max(0, ...latencyFault.queueBroker) + 1);
     this.queueCount = queueCount;
     this.rr = rrStart;
     this.tagCum = cumulative(model.tagWeights);
@@ -124,7 +135,13 @@ export class Producer {
     const bornUs = this.nextArrivalUs;
     if (this.routeCursor >= 0) {
       const log = this.routeLog;
-      while (this.routeCursor < log.length && log[this.routeCursor]!.draw <= draw) this.list = log[this.routeCursor++]!.list;
+      while (this.routeCursor < log.length && log[this.routeCursor]!.draw <= draw) {
+        const e = log[this.routeCursor++]!;
+        this.list = e.list;
+        this.avoid = e.avoid;
+      }
+    } else if (bornUs >= this.isolationEndsUs) {
+      this.refreshAvoid(bornUs, draw);
     }
     this.sink.appendProduced(this.selectQueue(), bornUs, this.body(), this.tag(), draw);
     if (this.retryCursor !== null) this.rr += this.retryCursor.stepsAfter(draw);
@@ -151,10 +168,54 @@ export class Producer {
     return q;
   }
 
-  /** The next queue of the publish list (n of them) by sendWhichQueue. */
+  /**
+   * The next queue of the publish list (n of them) by sendWhichQueue. With isolated brokers, the first
+   * queue from that index on whose broker is available (4.9 MQFaultStrategy#selectOneMessageQueue: the
+   * index moves once, the walk does not move it); none available: the plain pick.
+   */
   private roundRobin(n: number): number {
     const i = this.rr++ % n;
-    return this.list === null ? i : this.list[i]!;
+    const list = this.list;
+    const q = list === null ? i : list[i]!;
+    const avoid = this.avoid;
+    if (avoid === null || avoid[q] === 0) return q;
+    for (let k = 1; k < n; k++) {
+      const j = (i + k) % n;
+      const c = list === null ? j : list[j]!;
+      if (avoid[c] === 0) return c;
+    }
+    return q;
+  }
+
+  /**
+   * A send to `broker` failed (sendLatencyFaultEnable, §7.3): an exception counts as a 30 s latency, so
+   * the broker is not available for the profile's isolation (4.9: 600 s; 5.x: 10 s) from the failed
+   * send's time. From the next draw on.
+   */
+  isolateBroker(broker: number, atUs: number): void {
+    const lf = this.latencyFault;
+    if (lf === null) return;
+    this.isolatedUntilUs[broker] = atUs + lf.isolationUs;
+    this.refreshAvoid(atUs, this.draws);
+  }
+
+  /** Recomputes the isolated queues at `nowUs`; the change applies from draw `fromDraw` on. */
+  private refreshAvoid(nowUs: number, fromDraw: number): void {
+    const lf = this.latencyFault!;
+    let ends = Infinity;
+    let avoid: Uint8Array | null = null;
+    for (let q = 0; q < lf.queueBroker.length; q++) {
+      const until = this.isolatedUntilUs[lf.queueBroker[q]!]!;
+      if (until > nowUs) {
+        (avoid ??= new Uint8Array(lf.queueBroker.length))[q] = 1;
+        if (until < ends) ends = until;
+      }
+    }
+    this.isolationEndsUs = ends;
+    const same = avoid === null ? this.avoid === null : this.avoid !== null && avoid.every((v, i) => v === this.avoid![i]);
+    if (same) return;
+    this.avoid = avoid;
+    this.routeLog.push({ draw: fromDraw, list: this.list, avoid });
   }
 
   /**
@@ -165,7 +226,7 @@ export class Producer {
     const same = list === null ? this.list === null : this.list !== null && list.length === this.list.length && list.every((q, i) => q === this.list![i]);
     if (same) return;
     this.list = list;
-    this.routeLog.push({ draw: this.draws, list });
+    this.routeLog.push({ draw: this.draws, list, avoid: this.avoid });
   }
 
   private saveCheckpoint(k: number): void {
@@ -208,6 +269,7 @@ export class Producer {
     r.retryCursor = this.retrySteps.cursor(r.draws);
     r.routeLog = this.routeLog;
     r.list = null;
+    r.avoid = null;
     r.routeCursor = 0;
     r.collector = col;
     while (col.n < count) {

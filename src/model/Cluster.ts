@@ -93,7 +93,8 @@ export class Cluster {
       const addr = brokerAddr(n.index);
       let replication: BrokerReplication | undefined;
       if (b.replication !== undefined) {
-        const replica = new Replica(b.replication, n.brokerId, this.routes.queues.length, b.replication.lag, this.streams.get(`broker/${n.name}/replication`));
+        const syncMaster = b.replication.brokerRole === "SYNC_MASTER" && model.profile !== "5.x";
+        const replica = new Replica(b.replication, n.brokerId, this.routes.queues.length, b.replication.lag, this.streams.get(`broker/${n.name}/replication`), syncMaster);
         groupLogs[n.broker] ??= new ScheduleLog(b.delayLevelsUs.length);
         replication = { node: n.index, replica, nameServer: this.nameServer!, store: groupStores[n.broker] ?? null, scheduleLog: groupLogs[n.broker]! };
       }
@@ -177,9 +178,12 @@ export class Cluster {
     const lost = node.crash(loseSinceUs);
     this.transport.setBrokerDown(n, true);
     if (node.replica !== null) {
+      const wasActing = node.replica.acting;
+      node.replica.acting = false;
       if (!node.isSlave) for (const s of this.groupNodes(node.index)) s.replica!.breakLink(this.sched.nowUs);
       this.nameServerChanged(() => this.nameServer!.unregister(n));
       this.nodeLog.push({ tUs: this.sched.nowUs, node: n, state: "down" });
+      if ((!node.isSlave || wasActing) && node.replica.model.actingMaster && this.brokers[node.index]!.down) this.actAsMaster(node.index);
     }
     this.producers.brokerStateChanged();
     return lost;
@@ -190,7 +194,13 @@ export class Cluster {
     const node = this.nodes[n]!;
     const b = node.index;
     if (node.replica !== null && !node.isSlave && this.brokers[b] !== node) node.becomeSlave(this.freeBrokerId(b));
-    node.restart();
+    const acting = node.replica !== null && this.brokers[b] === node ? this.groupNodes(b).find((x) => x.replica!.acting) : undefined;
+    node.restart(acting);
+    if (acting !== undefined) {
+      // The master is online again (after its pre-online sync): the acting slave steps back to its id.
+      acting.replica!.acting = false;
+      this.nameServerChanged(() => this.nameServer!.register(b, acting.replica!.brokerId, acting.node));
+    }
     this.transport.setBrokerDown(n, false);
     if (node.replica !== null) {
       if (!node.isSlave) for (const s of this.groupNodes(b)) if (s !== node) s.replica!.healLink();
@@ -232,6 +242,19 @@ export class Cluster {
     if (!old.down) this.nodeLog.push({ tUs: now, node: old.node, state: "slave" });
     this.producers.brokerStateChanged();
     return `${this.nodeModels[next.node]!.name} is master${lost > 0 ? `; ${lost} message(s) it never received are gone` : ""}`;
+  }
+
+  /**
+   * 5.x slave-acting-master (broker spec §4.10): the group's master is gone, so its smallest live slave
+   * is presented to clients as brokerId 0 — consumers commit, query and lock there; producers see no
+   * writable queue (its registration wipes PERM_WRITE). Its special services (the schedule service via
+   * EscapeBridge) are not modelled: delayed messages wait for the master.
+   */
+  private actAsMaster(b: number): void {
+    const s = this.groupNodes(b).filter((x) => x.isSlave && !x.down).sort((x, y) => x.replica!.brokerId - y.replica!.brokerId)[0];
+    if (s === undefined) return;
+    s.replica!.acting = true;
+    this.nameServerChanged(() => this.nameServer!.register(b, 0, s.node));
   }
 
   /** replicationStall: the slave's (or every slave's, node −1) HA link stops or heals. */

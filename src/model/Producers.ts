@@ -62,7 +62,11 @@ export class Producers implements MessageSource {
       };
       // sendWhichQueue starts at a random position (ThreadLocalIndex), from its own stream.
       const rrStart = Math.floor(streams.get(`topic/${t.name}/sendWhichQueue`)() * queues.length);
-      const p = new Producer(produce, queues.length, sink, streams.stateful(`topic/${t.name}/arrival`), streams.stateful(`topic/${t.name}/attributes`), 0, rrStart);
+      // sendLatencyFaultEnable: a failed broker is avoided for 600 s (4.x) or 10 s (5.1.4+), broker spec §7.3.
+      const latencyFault = produce.sendLatencyFaultEnable
+        ? { queueBroker: queues.map((q) => routes.brokerOf(q)), isolationUs: model.profile === "5.x" ? 10_000_000 : 600_000_000 }
+        : null;
+      const p = new Producer(produce, queues.length, sink, streams.stateful(`topic/${t.name}/arrival`), streams.stateful(`topic/${t.name}/attributes`), 0, rrStart, latencyFault);
       this.producers.push(p);
       this.active.push(p);
     }
@@ -135,9 +139,11 @@ export class Producers implements MessageSource {
       broker.refusedWrite(mq);
       draw = -1;
       let last = this.routes.brokerOf(mq);
+      const producer = this.producers[topic]!;
+      producer.isolateBroker(last, bornUs);
       mq = -1;
       for (let attempt = 1; attempt <= RETRY_TIMES_WHEN_SEND_FAILED && mq < 0; attempt++) {
-        const r = this.producers[topic]!.retrySelect((x) => this.routes.brokerOf(queues[x]!) === last);
+        const r = producer.retrySelect((x) => this.routes.brokerOf(queues[x]!) === last);
         if (r < 0) break;
         const cand = queues[r]!;
         broker = this.brokers[this.routes.brokerOf(cand)]!;
@@ -145,6 +151,7 @@ export class Producers implements MessageSource {
         else {
           broker.refusedWrite(-1);
           last = this.routes.brokerOf(cand);
+          producer.isolateBroker(last, bornUs);
         }
       }
       if (mq < 0) {

@@ -9,17 +9,45 @@ import type { ScenarioInput } from "../scenario/types.ts";
 const S = 1_000_000;
 
 /** 2 brokers × 4 queues, 800 msg/s evenly spaced (100 per queue per second), broker-a read-only 20–40 s. */
-function routing(o: { seed?: number; queueSelect?: unknown; faults?: unknown[]; duration?: string; groups?: unknown[]; rate?: number } = {}): ScenarioInput {
+function routing(o: { seed?: number; queueSelect?: unknown; faults?: unknown[]; duration?: string; groups?: unknown[]; rate?: number; latencyFault?: boolean; profile?: string } = {}): ScenarioInput {
   return {
-    name: "routing", seed: o.seed ?? 1, duration: o.duration ?? "60s", network: { latency: "1ms" },
+    name: "routing", seed: o.seed ?? 1, duration: o.duration ?? "60s", network: { latency: "1ms" }, profile: o.profile ?? "4.9",
     brokers: [{ name: "broker-a" }, { name: "broker-b" }],
-    topics: [{ name: "T", brokers: ["broker-a", "broker-b"], queuesPerBroker: 4, produce: { rate: o.rate ?? 800, arrival: "uniform", queueSelect: o.queueSelect ?? "roundRobin" } }],
+    topics: [{ name: "T", brokers: ["broker-a", "broker-b"], queuesPerBroker: 4, produce: { rate: o.rate ?? 800, arrival: "uniform", queueSelect: o.queueSelect ?? "roundRobin", ...(o.latencyFault ? { sendLatencyFaultEnable: true } : {}) } }],
     groups: (o.groups ?? [{ name: "G", subscribe: { T: "*" }, listener: { consumeTime: "1ms" } }]) as ScenarioInput["groups"],
     faults: o.faults ?? [{ kind: "brokerReadOnly", target: "broker-a", at: "20s", for: "20s" }],
   } as ScenarioInput;
 }
 const maxOffsets = (r: ReturnType<typeof simulate>, broker: string) =>
   r.summary.perQueue.filter((q) => q.topic === "T" && q.brokerName === broker).map((q) => q.maxOffset);
+
+describe("sendLatencyFaultEnable (broker spec §7.3)", () => {
+  const crash = [{ kind: "brokerCrash", target: "broker-a", at: "20s", restartAfter: "30s" }];
+  it("4.9: the first refused send isolates broker-a for 600 s — one refusal, and its share lands on the queue after it until the isolation ends", () => {
+    // broker-a (queues 0–3 in the publish list) crashes at 20 s. The first send drawn for it is refused
+    // and retried; from then on every draw on broker-a's queues walks on to broker-b's first queue, which
+    // takes 5/8 of the traffic (500 msg/s) while the other three keep 100 each. The route poll at 30.01 s
+    // drops broker-a; at 60.01 s it is back in the route but still isolated (until 620 s): the walk goes on.
+    const r = simulate(routing({ duration: "90s", faults: crash, latencyFault: true }), { checkEveryUs: S });
+    expect(r.summary.store.writesRefused).toBe(1);
+    const b = maxOffsets(r, "broker-b");
+    // 20 s of 100 msg/s each, then 70 s with the first at 500 msg/s (from 20 s to 30 s the publish list
+    // still has 8 queues: 4 on broker-a walk to broker-b#0; after 30.01 s it has broker-b's 4 only: 200
+    // msg/s each; from 60.01 s broker-a is back in the list, isolated, so broker-b#0 takes 500 again).
+    expect(b[0]).toBeGreaterThan(2000 + 10 * 500 + 30 * 200 + 30 * 500 - 20);
+    expect(b[0]).toBeLessThan(2000 + 10 * 500 + 30 * 200 + 30 * 500 + 20);
+    for (const m of maxOffsets(r, "broker-a")) expect(Math.abs(m - 2000)).toBeLessThanOrEqual(1);
+  });
+
+  it("5.x: isolation lasts 10 s — after it a send drawn for the dead broker is refused again and re-isolates it", () => {
+    const r = simulate(routing({ duration: "90s", faults: crash, latencyFault: true, profile: "5.x" }), { checkEveryUs: S });
+    // Refusals at 20 s and ~30 s (one each: the 30.01 s poll then drops broker-a from the route).
+    expect(r.summary.store.writesRefused).toBeGreaterThanOrEqual(1);
+    expect(r.summary.store.writesRefused).toBeLessThanOrEqual(3);
+    // broker-a is back at 60.01 s and takes sends again (no isolation left by then).
+    for (const m of maxOffsets(r, "broker-a")) expect(Math.abs(m - (2000 + 30 * 100))).toBeLessThanOrEqual(2);
+  });
+});
 
 describe("a read-only broker (fault brokerReadOnly) and a dead one (brokerCrash)", () => {
   it("read-only: it keeps taking sends until the producer's route poll leaves it out, then its share spreads evenly over the rest", () => {

@@ -386,6 +386,8 @@ export class GetAllConsumerOffsetResponse extends Command {
     readonly offsets: ReadonlyMap<number, number>,
     /** ScheduleMessageService#encode: delay level → next offset. */
     readonly delayOffsets: readonly number[],
+    /** [5.x] the offset table's DataVersion counter (a slave adopts it). */
+    readonly dataVersion = 0,
   ) {
     super();
   }

@@ -70,7 +70,7 @@ export function normalizeScenario(raw: unknown): Model {
     throw new InputError("brokers", "must be a non-empty list of brokers");
   }
   const startTimeUs = parseStartTime(raw.startTime);
-  const brokers = raw.brokers.map((b, i) => normalizeBroker(b, i, startTimeUs));
+  const brokers = raw.brokers.map((b, i) => normalizeBroker(b, i, startTimeUs, profile));
   uniqueNames(brokers, "brokers");
   const nodes = nodesOf({ brokers });
   for (const n of nodes) {
@@ -144,7 +144,7 @@ function uniqueNames(items: { name: string }[], path: string): void {
   });
 }
 
-function normalizeBroker(raw: unknown, index: number, startTimeUs: number): BrokerModel {
+function normalizeBroker(raw: unknown, index: number, startTimeUs: number, profile: string): BrokerModel {
   const path = `brokers.${index}`;
   if (!isRecord(raw)) throw new InputError(path, "must be an object");
   checkKeys(raw, ["name", "hotBytes", "maxMessageSize", "config", "store", "replicas", "brokerRole", "replication"], path);
@@ -180,7 +180,7 @@ function normalizeBroker(raw: unknown, index: number, startTimeUs: number): Brok
     delayLevelsUs.push(Number(m[1]) * unit);
   });
   const broker: BrokerModel = { index, name, hotBytes, maxMessageSize, config, delayLevelsUs, store: normalizeStore(raw.store, `${path}.store`, startTimeUs, maxMessageSize) };
-  const replication = normalizeReplication(raw, path);
+  const replication = normalizeReplication(raw, path, profile);
   if (replication !== undefined) broker.replication = replication;
   return broker;
 }
@@ -253,7 +253,7 @@ function checkBodyBytes(bodyBytes: Dist, path: string, brokers: BrokerModel[]): 
 
 function normalizeProduce(raw: unknown, path: string, queueCount: number): { produce: ProduceModel; tags: string[] } {
   if (!isRecord(raw)) throw new InputError(path, "must be an object");
-  checkKeys(raw, ["rate", "arrival", "bodyBytes", "tags", "queueSelect", "rateChanges", "backlog"], path);
+  checkKeys(raw, ["rate", "arrival", "bodyBytes", "tags", "queueSelect", "rateChanges", "backlog", "sendLatencyFaultEnable"], path);
   const rate = readNumber(raw, "rate", `${path}.rate`, 0, 10_000_000);
   const arrival = raw.arrival === undefined ? SCENARIO_DEFAULTS.arrival : readEnum(raw, "arrival", `${path}.arrival`, ["poisson", "uniform"]);
   const bodyBytes = compileDist(raw.bodyBytes ?? SCENARIO_DEFAULTS.bodyBytes, "bytes", `${path}.bodyBytes`);
@@ -298,7 +298,12 @@ function normalizeProduce(raw: unknown, path: string, queueCount: number): { pro
     });
   }
   const backlog = raw.backlog === undefined ? 0 : readInt(raw, "backlog", `${path}.backlog`, 0, 100_000_000);
-  return { produce: { rate, arrival, bodyBytes, tagWeights, queueSelect, rateChanges, backlog }, tags };
+  const produce: ProduceModel = { rate, arrival, bodyBytes, tagWeights, queueSelect, rateChanges, backlog };
+  if (raw.sendLatencyFaultEnable !== undefined) {
+    if (typeof raw.sendLatencyFaultEnable !== "boolean") throw new InputError(`${path}.sendLatencyFaultEnable`, `must be true or false, got ${show(raw.sendLatencyFaultEnable)}`);
+    if (raw.sendLatencyFaultEnable) produce.sendLatencyFaultEnable = true;
+  }
+  return { produce, tags };
 }
 
 function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): GroupModel {

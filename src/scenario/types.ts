@@ -188,6 +188,11 @@ export interface ReplicationModel {
   replicas: number;
   /** Time from a master's append to the slave holding it (HA transfer + dispatch), per transfer. */
   lag: Dist;
+  /**
+   * 5.x slave-acting-master (RIP-32, broker spec §4.10: enableSlaveActingMaster with the name server's
+   * supportActingMaster): while the master is gone the lowest live slave is presented as brokerId 0.
+   */
+  actingMaster: boolean;
 }
 
 /** One broker process: a member of a broker group. */
@@ -256,6 +261,8 @@ export interface ProduceModel {
   queueSelect: "roundRobin" | "random" | { weights: number[] };
   rateChanges: { atUs: number; rate: number }[];
   backlog: number;
+  /** DefaultMQProducer#setSendLatencyFaultEnable (broker spec §7.3): avoid a broker a send failed on. */
+  sendLatencyFaultEnable?: boolean;
 }
 
 export interface SubscriptionModel {
