@@ -43,8 +43,26 @@ describe("formatRunTable: broadcasting and orderly rows", () => {
     expect(line(formatRunTable(s, RUN, "r"), "orderly")).toBe("orderly       suspends 7   longest head block 2,500 ms   queues' lock at the end: held 2, not locked 1");
   });
 
+  it("with replicas: one line of nodes (roles over time, pulls served, retry replays when any) and one of the duplicates' causes", () => {
+    const s: Summary = emptySummary();
+    s.messages.duplicates = 155_319;
+    s.replays = { rollback: 155_000, reset: 0, rebalance: 319, retryReplay: 0 };
+    s.brokerNodes = [
+      { name: "broker-a", broker: "broker-a", roleTimeline: [{ atMs: 0, state: "master" }, { atMs: 60_000, state: "down" }, { atMs: 170_000, state: "master" }],
+        servedPulls: 9_499, offsetsHeld: 5, syncs: 0, retryReplays: 0 },
+      { name: "broker-a-s1", broker: "broker-a", roleTimeline: [{ atMs: 0, state: "slave" }, { atMs: 100_010.5, state: "master" }], servedPulls: 3_970, offsetsHeld: 5, syncs: 9, retryReplays: 817 },
+    ];
+    const table = formatRunTable(s, RUN, "r");
+    // Labels are padded to the widest, "flow control", plus two spaces.
+    expect(line(table, "nodes")).toBe("nodes".padEnd(14) + "broker-a master→down@60s→master@170s served 9,499; broker-a-s1 slave→master@100.011s served 3,970 retry replays 817");
+    expect(line(table, "replays")).toBe("replays".padEnd(14) + "rollback 155,000   reset 0   rebalance 319   retry replay 0");
+    // No duplicates: no causes line.
+    s.messages.duplicates = 0;
+    expect(line(formatRunTable(s, RUN, "r"), "replays")).toBeUndefined();
+  });
+
   it("neither line, and no dropped count, for a run without broadcasting or orderly groups", () => {
     const table = formatRunTable(emptySummary(), RUN, "r");
-    expect(table).not.toMatch(/^broadcast|^orderly|dropped/m);
+    expect(table).not.toMatch(/^broadcast|^orderly|^nodes|^replays|dropped/m);
   });
 });

@@ -1,7 +1,9 @@
 // The human form of a run's result: a compact two-column table. It reads only the summary and
 // run.json data that --json would print, so the two outputs cannot disagree. Broadcasting groups get a
 // line of their instances' consumed / dropped; orderly groups a line of suspends, the longest head
-// block and the queues' final lock states.
+// block and the queues' final lock states. With replicas: a line of the broker nodes' roles over time and
+// the pulls each served, and — once there are duplicates — one of their causes.
+import { roleTimelineText } from "../metrics/brokerNodes.ts";
 import type { Summary } from "../metrics/summary.ts";
 import { formatDurationUs } from "../scenario/units.ts";
 import type { RunInfo } from "./computeRun.ts";
@@ -19,6 +21,7 @@ export function formatRunTable(summary: Summary, run: RunInfo, reportPath: strin
       ...(m.dropped > 0 ? [["of which dropped", m.dropped] as [string, number]] : []),
       ...(m.skippedAtStart > 0 ? [["skipped at start", m.skippedAtStart] as [string, number]] : []), ["dlq", m.dlq],
     ])],
+    ...replayRows(summary),
     ...broadcastRows(summary),
     ...orderlyRows(summary),
     ...(summary.store.commitLogFilesDeleted + summary.store.writesRefused + summary.store.produceFailed > 0
@@ -30,6 +33,7 @@ export function formatRunTable(summary: Summary, run: RunInfo, reportPath: strin
         `unpulled ${n(summary.lag.unpulled.final)} final / ${n(summary.lag.unpulled.max)} max   ` +
         `cached ${n(m.cached)} final / ${n(summary.cache.countPerQueueMax)} max per queue`,
     ],
+    ...nodeRows(summary),
     ["flow control", `${join([["count", fc.count], ["size", fc.size], ["span", fc.span], ["paused", fc.paused]])}   (total ${n(fc.total)})`],
     [
       "latency",
@@ -46,6 +50,21 @@ export function formatRunTable(summary: Summary, run: RunInfo, reportPath: strin
   rows.push(["report", reportPath]);
   const width = Math.max(...rows.map(([label]) => label.length));
   return rows.map(([label, text]) => `${label.padEnd(width)}  ${text}`.trimEnd()).join("\n") + "\n";
+}
+
+/** With replicas and duplicates: the duplicates by cause, all groups. */
+function replayRows(summary: Summary): [string, string][] {
+  const r = summary.replays;
+  if (r === undefined || summary.messages.duplicates === 0) return [];
+  return [["replays", join([["rollback", r.rollback], ["reset", r.reset], ["rebalance", r.rebalance], ["retry replay", r.retryReplay]])]];
+}
+
+/** With replicas: each node of a group with replicas, its roles over time, the pulls it served and any retry replays. */
+function nodeRows(summary: Summary): [string, string][] {
+  const nodes = summary.brokerNodes;
+  if (nodes === undefined || nodes.length === 0) return [];
+  const text = nodes.map((x) => `${x.name} ${roleTimelineText(x.roleTimeline)} served ${n(x.servedPulls)}${x.retryReplays > 0 ? ` retry replays ${n(x.retryReplays)}` : ""}`);
+  return [["nodes", text.join("; ")]];
 }
 
 /** Instances shown per broadcasting group (the summary has them all). */

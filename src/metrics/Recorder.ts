@@ -14,6 +14,7 @@ import { Histogram } from "../sim/Histogram.ts";
 import { FateTotals, MessageFates, type FateCounts } from "./MessageFates.ts";
 import { OrderlyBooks } from "./OrderlyBooks.ts";
 import { Ownership } from "./Ownership.ts";
+import { ReplayBooks } from "./ReplayBooks.ts";
 
 export class Recorder implements ClusterObserver {
   /** Per group, its fate counters: a CLUSTERING group's own, a BROADCASTING group's summed over its
@@ -22,6 +23,8 @@ export class Recorder implements ClusterObserver {
   readonly fates: MessageFates;
   readonly ownership = new Ownership();
   readonly orderly = new OrderlyBooks();
+  /** Each group's duplicates by cause (rollback, reset, rebalance, retryReplay). */
+  readonly replays: ReplayBooks;
   /** Per group: whether it consumes ORDERLY (the orderly books are kept only then). */
   private readonly orderlyGroup: boolean[];
   /** Messages producers stored, all topics. */
@@ -45,6 +48,7 @@ export class Recorder implements ClusterObserver {
       g.messageModel === "BROADCASTING" ? new FateTotals(this.fates.subjectsOf(g.index).map((s) => subjects[s]!.counters)) : subjects[g.index]!.counters,
     );
     this.orderlyGroup = model.groups.map((g) => g.consumeMode === "ORDERLY");
+    this.replays = new ReplayBooks(model.groups.length, routes.queues.length);
   }
 
   // ---------------------------------------------------------------- brokers
@@ -58,6 +62,7 @@ export class Recorder implements ClusterObserver {
   }
   messagesTruncated(mq: number, from: number, to: number): void {
     this.fates.truncated(mq, from, to);
+    this.replays.truncated(mq, from);
   }
   commitLogDeleted(broker: number, files: number, reason: number, nowUs: number): void {
     const why = ["deleteWhen hour", "disk above diskMaxUsedSpaceRatio", "disk above the forced-clean ratio"][reason] ?? "";
@@ -77,11 +82,21 @@ export class Recorder implements ClusterObserver {
     for (const s of this.fates.subjectsOf(group)) this.fates.markDropped(s, originKey);
   }
 
+  offsetCommitted(group: number, mq: number, offset: number): void {
+    this.replays.committed(group, mq, offset);
+  }
+  /** `group` and `originKey`, when the broker gives them, let the replay be followed by message (ReplayBooks). */
+  retryReplayed(mq: number, offset: number, group?: number, originKey?: number): void {
+    this.replays.retryReplayed(mq, offset, group, originKey);
+  }
+
   // ---------------------------------------------------------------- consumers
 
   consumed(group: number, mq: number, offset: number, originKey: number, originBornUs: number, consumerAddr: number, nowUs: number): void {
     const subject = this.fates.subjectOf(group, consumerAddr);
-    if (this.fates.recordConsumed(subject, originKey)) this.ownership.duplicate(group, mq, consumerAddr);
+    const duplicate = this.fates.recordConsumed(subject, originKey);
+    if (duplicate) this.ownership.duplicate(group, mq, consumerAddr);
+    this.replays.consumed(group, mq, offset, originKey, consumerAddr, duplicate);
     if (this.orderlyGroup[group]) this.orderly.consumed(subject, mq, offset, nowUs);
     this.endToEndInterval.record(Math.max(0, nowUs - originBornUs));
   }
@@ -97,12 +112,14 @@ export class Recorder implements ClusterObserver {
   /** `consumerAddr` picks the instance of a BROADCASTING group (whose offsets are its own); −1 otherwise. */
   offsetSkipped(group: number, mq: number, offset: number, consumerAddr = -1): void {
     this.fates.markLost(this.fates.subjectOf(group, consumerAddr), mq, 0, offset);
+    this.replays.skipped(group, mq, offset);
   }
   startOffsetChosen(group: number, mq: number, offset: number, fromStoredOffset: boolean, consumerAddr = -1): void {
     // A stored offset is where the group (a broadcasting instance: its local file) left off: whatever
     // lies below it, it settled (or a reset skipped, counted by offsetSkipped). Without one the client
     // chose a place (§10.6): below it, what the subject has not settled it will never be given.
     if (!fromStoredOffset) this.fates.markSkippedAtStart(this.fates.subjectOf(group, consumerAddr), mq, offset);
+    this.replays.started(group, mq, offset, fromStoredOffset, consumerAddr);
   }
   /** BROADCASTING: a failed message was dropped (§7.3): lost for that instance, and counted dropped. */
   consumeDropped(group: number, _mq: number, _offset: number, originKey: number, consumerAddr: number, _nowUs: number): void {

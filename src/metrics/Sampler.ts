@@ -4,6 +4,7 @@
 import type { Cluster } from "../model/Cluster.ts";
 import { SERIES_COLUMNS, type SeriesColumn, type SeriesData } from "../scenario/vocabulary.ts";
 import { FLOW_KIND } from "../client/trace.ts";
+import { replicatedNodes } from "./brokerNodes.ts";
 import { broadcastCommittedOffset, broadcastNextOffset, runningInstances } from "./broadcastOffsets.ts";
 import type { Recorder } from "./Recorder.ts";
 
@@ -16,6 +17,9 @@ export interface TimeSeries extends SeriesData {
   /** Per consumer instance (slot): client id, and per sample its cached bytes (its heap share), the
    * ProcessQueues it holds, and its busy consume workers (pool saturation). */
   perConsumer: { clientId: string; cachedBytes: number[]; queues: number[]; poolBusy: number[] }[];
+  /** Only when the model has replicas: per node of a group with replicas (brokerNodes' order), the
+   * pull requests it answered per second over each sample interval. */
+  perNode?: { name: string; servedPerSec: number[] }[];
 }
 
 /** Instantaneous figures, also used for the summary's final values. */
@@ -46,6 +50,9 @@ export class Sampler {
   private readonly ordinaryQueues: number[] = [];
   private readonly nextOffsetMax: Float64Array;
   private readonly cachedByQueue: Float64Array;
+  /** Node indexes of perNode's rows, and their served counts at the last sample. */
+  private readonly sampledNodes: number[];
+  private readonly lastServed: Float64Array;
 
   constructor(
     private readonly cl: Cluster,
@@ -61,6 +68,10 @@ export class Sampler {
     };
     this.nextOffsetMax = new Float64Array(cl.model.groups.length * cl.routes.queues.length);
     this.cachedByQueue = new Float64Array(cl.routes.queues.length);
+    const nodes = replicatedNodes(cl);
+    this.sampledNodes = nodes.map((n) => n.index);
+    this.lastServed = new Float64Array(nodes.length);
+    if (nodes.length > 0) this.series.perNode = nodes.map((n) => ({ name: n.name, servedPerSec: [] }));
   }
 
   /** Takes one sample at the current time. */
@@ -97,6 +108,11 @@ export class Sampler {
       row.cachedBytes.push(bytes);
       row.queues.push(c.rebalance.queueCount);
       row.poolBusy.push(c.alive ? c.consumeService.busyWorkers : 0);
+    });
+    this.sampledNodes.forEach((node, i) => {
+      const served = cl.nodes[node]!.processor.served;
+      push(this.series.perNode![i]!.servedPerSec, (served - this.lastServed[i]!) / dtSec);
+      this.lastServed[i] = served;
     });
     this.lastUs = now;
     this.lastProduced = this.rec.producedTotal;

@@ -20,6 +20,7 @@ import type { Cluster } from "../model/Cluster.ts";
 import type { ConsumeMode, MessageModel } from "../scenario/types.ts";
 import { FATE_RETRYING, FATE_SETTLED } from "./MessageFates.ts";
 import type { Recorder } from "./Recorder.ts";
+import type { ReplayCounts } from "./ReplayBooks.ts";
 
 /** One fate subject's messages, by where they ended up or are. */
 export interface FateAccount {
@@ -51,6 +52,8 @@ export interface GroupAccount extends FateAccount {
   consumeMode: ConsumeMode;
   /** BROADCASTING: per instance slot, in slot order (their sum is the group's account); null for CLUSTERING. */
   instances: InstanceAccount[] | null;
+  /** Only when the model has replicas (the summary adds it): the group's duplicates by cause (ReplayBooks.ts). */
+  replays?: ReplayCounts;
 }
 
 const FATE_ACCOUNT_KEYS = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { numericPaths } from "../scenario/expect.ts";
-import { GROUP_FIGURES, groupFigureNames, SUMMARY_FIGURES } from "../scenario/vocabulary.ts";
+import { GROUP_FIGURES, groupFigureNames, REPLAY_CAUSES, SUMMARY_FIGURES } from "../scenario/vocabulary.ts";
 import type { FateAccount } from "./accounting.ts";
 import { emptySummary } from "./summary.ts";
 
@@ -23,11 +23,23 @@ describe("group figures", () => {
       { name: "C", messageModel: "CLUSTERING", instancesMax: 3 },
       { name: "B", messageModel: "BROADCASTING", instancesMax: 2 },
     ]);
-    // C: 12 figures; B: 12 + 2 instances × 12.
-    expect(names).toHaveLength(12 + 12 + 24);
+    // C: 12 figures + 4 replay causes; B: 12 + 4 + 2 instances × 12 (replays are the group's only).
+    expect(names).toHaveLength(16 + 16 + 24);
     expect(names).toContain("groups.C.dropped");
+    expect(names).toContain("groups.C.replays.rollback");
     expect(names).not.toContain("groups.C.instances.0.consumed");
     expect(names).toContain("groups.B.instances.1.consumed");
+    expect(names).not.toContain("groups.B.instances.1.replays.rollback");
     expect(names).not.toContain("groups.B.instances.2.consumed");
+  });
+
+  it("groupFigureNames leaves the replay causes out when asked (a model without replicas has none)", () => {
+    const names = groupFigureNames([{ name: "C", messageModel: "CLUSTERING", instancesMax: 1 }], false);
+    expect(names).toEqual(GROUP_FIGURES.map((f) => `groups.C.${f}`));
+  });
+
+  it("the replay causes are REPLAY_CAUSES, both as a group's replays and as the summary's", () => {
+    expect(SUMMARY_FIGURES.filter((f) => f.startsWith("replays."))).toEqual(REPLAY_CAUSES.map((c) => `replays.${c}`));
+    expect(Object.keys(emptySummary().replays!)).toEqual([...REPLAY_CAUSES]);
   });
 });

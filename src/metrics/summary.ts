@@ -5,11 +5,15 @@ import type { Cluster } from "../model/Cluster.ts";
 import type { FaultRecord } from "../model/records.ts";
 import type { Histogram } from "../sim/Histogram.ts";
 import type { FateAccount, GroupAccount } from "./accounting.ts";
+import { brokerNodeRows, replicatedNodes, type BrokerNodeRow } from "./brokerNodes.ts";
 import type { Recorder } from "./Recorder.ts";
+import type { ReplayCounts } from "./ReplayBooks.ts";
 import type { Sampler } from "./Sampler.ts";
 import { queueRows, type QueueRow } from "./summaryQueues.ts";
 
 export type { OrderlyQueue, QueueLockState, QueueRow } from "./summaryQueues.ts";
+export type { BrokerNodeRow } from "./brokerNodes.ts";
+export type { ReplayCounts } from "./ReplayBooks.ts";
 
 export interface LatencySummary {
   count: number;
@@ -36,7 +40,14 @@ export interface Summary {
    * `produced` is messages × instance slots, and one consumption per instance is no duplicate).
    */
   messages: FateAccount & { sentBack: number };
-  /** Per group: its account, messageModel and consumeMode; a BROADCASTING group's `instances` accounts too. */
+  /**
+   * Only when the model has replicas: `messages.duplicates` by cause, summed over groups (each group's
+   * are its `replays`; ReplayBooks.ts defines the causes). rollback + reset + rebalance + retryReplay =
+   * messages.duplicates.
+   */
+  replays?: ReplayCounts;
+  /** Per group: its account, messageModel and consumeMode; a BROADCASTING group's `instances` accounts too
+   * (with replicas, its `replays`). */
   groups: GroupAccount[];
   lag: { committed: { final: number; max: number }; unpulled: { final: number; max: number } };
   cache: { countPerQueueMax: number; bytesPerQueueMax: number; countPerConsumerMax: number; bytesPerConsumerMax: number };
@@ -45,6 +56,8 @@ export interface Summary {
   /** Brokers' stores: commit-log files deleted by retention, producer sends refused (down, read-only or
    * disk full: each went to another broker or failed) and sends that found no broker at all. */
   store: { commitLogFilesDeleted: number; writesRefused: number; produceFailed: number };
+  /** Only when the model has replicas: every node of a group with replicas, in node order (BrokerNodeRow). */
+  brokerNodes?: BrokerNodeRow[];
   throughput: { consumedPerSec: { mean: number; max: number }; producedPerSec: { mean: number; max: number } };
   latency: { consumeWait: LatencySummary; consume: LatencySummary; endToEnd: LatencySummary };
   rebalances: number;
@@ -119,6 +132,9 @@ export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accou
     };
   });
   const cols = sampler.series.columns;
+  // Sections a model without replicas leaves out, so its summary keeps the shape stored baselines have.
+  const replicated = replicatedNodes(cl).length > 0;
+  const groups = replicated ? accounts.map((a, g) => ({ ...a, replays: rec.replays.countsOf(g) })) : accounts;
   return {
     scenario: cl.model.name,
     seed: cl.model.seed,
@@ -134,7 +150,8 @@ export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accou
       sentBack: rec.sentBackTotal, dlq: sum("dlq"), lost: sum("lost"), dropped: sum("dropped"), skippedAtStart: sum("skippedAtStart"), inFlight: sum("inFlight"),
       cached: sum("cached"), retrying: sum("retrying"), unpulled: sum("unpulled"),
     },
-    groups: accounts,
+    ...(replicated ? { replays: sumReplays(groups.map((g) => g.replays!)) } : {}),
+    groups,
     lag: {
       committed: { final: final.lagCommitted, max: Math.max(final.lagCommitted, sampler.max.lagCommitted) },
       unpulled: { final: final.lagUnpulled, max: Math.max(final.lagUnpulled, sampler.max.lagUnpulled) },
@@ -155,6 +172,7 @@ export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accou
       writesRefused: cl.brokers.reduce((a, b) => a + b.writesRefused, 0),
       produceFailed: cl.producers.produceFailed,
     },
+    ...(replicated ? { brokerNodes: brokerNodeRows(cl) } : {}),
     throughput: {
       consumedPerSec: { mean: r3(simSec > 0 ? consumedOk / simSec : 0), max: seriesMax(cols.consumedPerSec) },
       producedPerSec: { mean: r3(simSec > 0 ? rec.producedTotal / simSec : 0), max: seriesMax(cols.producedPerSec) },
@@ -176,15 +194,25 @@ export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accou
   };
 }
 
+function sumReplays(all: readonly ReplayCounts[]): ReplayCounts {
+  const out: ReplayCounts = { rollback: 0, reset: 0, rebalance: 0, retryReplay: 0 };
+  for (const r of all) for (const k of Object.keys(out) as (keyof ReplayCounts)[]) out[k] += r[k];
+  return out;
+}
+
 const ZERO_LATENCY: LatencySummary = { count: 0, meanMs: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0, maxMs: 0 };
 
-/** A summary with every scalar present and zero: the shape expectations are validated against. */
+/**
+ * A summary with every scalar present and zero: the shape expectations are validated against (so it has
+ * `replays`, which a run's summary has only with replicas).
+ */
 export function emptySummary(): Summary {
   return {
     scenario: "", seed: 0, profile: "", complete: true, stopReason: "", simulatedMs: 0, events: 0, traceHash: "", traceRecords: 0,
     messages: {
       produced: 0, filtered: 0, consumed: 0, duplicates: 0, sentBack: 0, dlq: 0, lost: 0, dropped: 0, skippedAtStart: 0, inFlight: 0, cached: 0, retrying: 0, unpulled: 0,
     },
+    replays: { rollback: 0, reset: 0, rebalance: 0, retryReplay: 0 },
     groups: [],
     lag: { committed: { final: 0, max: 0 }, unpulled: { final: 0, max: 0 } },
     cache: { countPerQueueMax: 0, bytesPerQueueMax: 0, countPerConsumerMax: 0, bytesPerConsumerMax: 0 },

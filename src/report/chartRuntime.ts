@@ -133,6 +133,15 @@ function rmqLegendClick(e, item, legend) {
   chart.update();
 }
 
+// A state axis: one tick per state, labelled with its name, and room half a row above and below.
+function rmqCategoryAxis(scale, names) {
+  scale.min = -0.5;
+  scale.max = names.length - 0.5;
+  scale.beginAtZero = false;
+  scale.afterBuildTicks = function (axis) { axis.ticks = names.map(function (n, i) { return { value: i }; }); };
+  scale.ticks.callback = function (value) { return names[Math.round(value)] !== undefined ? names[Math.round(value)] : ""; };
+}
+
 function rmqChartConfig(data, spec, view) {
   var range = rmqSliceRange(data.tSec, view.fromSec, view.toSec);
   var i0 = range[0], i1 = range[1];
@@ -146,7 +155,7 @@ function rmqChartConfig(data, spec, view) {
     var points = [];
     for (var i = i0; i < i1; i++) points.push({ x: data.tSec[i], y: s.values[i] });
     var inLegend = true;
-    var group = s.queue !== undefined ? "queue:" + s.queue : s.consumer !== undefined ? "consumer:" + s.consumer : undefined;
+    var group = s.queue !== undefined ? "queue:" + s.queue : s.consumer !== undefined ? "consumer:" + s.consumer : s.node !== undefined ? "node:" + s.node : undefined;
     if (group !== undefined) {
       if (legendGroups[group] === undefined) {
         legendGroups[group] = true;
@@ -157,10 +166,11 @@ function rmqChartConfig(data, spec, view) {
         inLegend = false;
       }
       if (s.consumer !== undefined) groupNoun = "consumers";
+      if (s.node !== undefined) groupNoun = "nodes";
       afterLastGroup = datasets.length + 1;
     }
     datasets.push({
-      rmqKey: s.key, rmqLegend: inLegend, rmqGroup: s.consumer !== undefined ? group : undefined,
+      rmqKey: s.key, rmqLegend: inLegend, rmqGroup: s.consumer !== undefined || s.node !== undefined ? group : undefined,
       label: s.label, data: points, yAxisID: s.axis, stepped: s.stepped === true,
       borderColor: s.color, backgroundColor: s.color, borderWidth: s.width, borderDash: s.dash,
       pointRadius: 0, pointHoverRadius: 3, pointHitRadius: 4, tension: 0, spanGaps: false
@@ -195,6 +205,7 @@ function rmqChartConfig(data, spec, view) {
       ticks: { font: font(12), color: "#333" }, grid: { color: "#e6e6e6" } }
   };
   var panels = spec.axes.some(function (a) { return a.panelWeight !== undefined; });
+  var categories = {}, anyCategories = false;
   spec.axes.forEach(function (a, k) {
     scales[a.id] = {
       type: a.log ? "logarithmic" : "linear", position: a.id === "y" || panels ? "left" : "right", beginAtZero: !a.log,
@@ -217,6 +228,11 @@ function rmqChartConfig(data, spec, view) {
     }
     // Only when logarithmic: an explicit undefined would replace chart.js's default formatter too.
     if (a.log) scales[a.id].ticks.callback = rmqLogTick;
+    if (a.categories !== undefined) {
+      rmqCategoryAxis(scales[a.id], a.categories);
+      categories[a.id] = a.categories;
+      anyCategories = true;
+    }
   });
   var config = {
     type: "line",
@@ -244,6 +260,13 @@ function rmqChartConfig(data, spec, view) {
       }
     }
   };
+  if (anyCategories) {
+    // A state series' tooltip names the state, not the value drawn (which sits a little apart from it).
+    config.options.plugins.tooltip.callbacks.label = function (item) {
+      var names = categories[item.dataset.yAxisID];
+      return item.dataset.label + ": " + (names !== undefined ? names[Math.round(item.parsed.y)] : item.formattedValue);
+    };
+  }
   if (panels) {
     // Remembers the pointer's height so the tooltip can keep to the panel under it; chart.js calls
     // onHover before the tooltip plugin handles the same event.

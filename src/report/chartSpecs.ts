@@ -19,6 +19,9 @@ export interface ChartAxisSpec {
   suggestedMax?: number;
   /** Counts: ticks on whole numbers only. */
   integer?: boolean;
+  /** A state axis: value i is labelled categories[i] (ticks and tooltips); values may sit a little off
+   * a whole number so lines in the same state stay apart. */
+  categories?: string[];
 }
 
 export interface ChartSeriesSpec {
@@ -38,6 +41,8 @@ export interface ChartSeriesSpec {
   /** Set on per-consumer series: the client id. A consumer's series share one legend entry (the
    * first), which shows or hides them all. */
   consumer?: string;
+  /** Set on per-broker-node series: the node's name; like a consumer's, one legend entry for all of them. */
+  node?: string;
 }
 
 /** A horizontal reference line (a threshold), drawn dashed across the whole x range. */
@@ -155,6 +160,7 @@ export function buildChartData(result: RunResult): ChartData {
       lines: [],
     },
     consumersChart(result, thin),
+    ...nodesChart(result, tSec, thin),
   ];
   const markers = result.markers.map((m) => ({ tSec: m.tUs / 1e6, kind: m.kind, label: m.label }));
   return { subtitle, tSec, markers, charts };
@@ -192,6 +198,44 @@ function consumersChart(result: RunResult, thin: (values: readonly number[]) => 
     series,
     lines: [],
   };
+}
+
+/** A broker node's states, bottom to top: the state chart's rows. */
+export const NODE_STATES = ["down", "slave", "master"] as const;
+
+/**
+ * Only for a model with replicas: per broker node of a group with replicas, two stacked panels sharing
+ * the time axis and one colour per node — its state at each point (down / slave / master, from the
+ * summary's roleTimeline; nodes in one state drawn a little apart) and the pull requests it answered
+ * per second (the sampler's count over each sample interval).
+ */
+function nodesChart(result: RunResult, tSec: readonly number[], thin: (values: readonly number[]) => number[]): ChartSpec[] {
+  const nodes = result.summary.brokerNodes;
+  const served = result.series.perNode;
+  if (nodes === undefined || nodes.length === 0 || served === undefined) return [];
+  const series: ChartSeriesSpec[] = [];
+  nodes.forEach((n, i) => {
+    const apart = round3((i - (nodes.length - 1) / 2) * 0.06);
+    const states = tSec.map((t) => {
+      let state: string | undefined;
+      for (const e of n.roleTimeline) if (e.atMs <= t * 1000) state = e.state;
+      return state === undefined ? null : round3(NODE_STATES.indexOf(state as (typeof NODE_STATES)[number]) + apart);
+    });
+    series.push({ ...line(`state:${n.name}`, n.name, consumerColor(i), states), width: 1.5, stepped: true, node: n.name });
+  });
+  served.forEach((n, i) => {
+    series.push({ ...line(`served:${n.name}`, n.name, consumerColor(i), thin(n.servedPerSec)), axis: "y2", width: 1.5, node: n.name });
+  });
+  return [{
+    id: "nodes",
+    title: "Broker nodes: role, and pulls each node served",
+    axes: [
+      { ...axis("y", "state"), panelWeight: 1, categories: [...NODE_STATES] },
+      { ...axis("y2", "pulls served (1/s)"), panelWeight: 2 },
+    ],
+    series,
+    lines: [],
+  }];
 }
 
 /** A consumer's colour, the same on the consumers chart and the ownership timeline. */

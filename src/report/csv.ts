@@ -29,6 +29,7 @@ export function timeSeriesHeader(series: TimeSeries): string[] {
     ...series.perConsumer.map((c) => `cachedBytes:${c.clientId}`),
     ...series.perConsumer.map((c) => `queues:${c.clientId}`),
     ...series.perConsumer.map((c) => `poolBusy:${c.clientId}`),
+    ...(series.perNode ?? []).map((n) => `servedPerSec:${n.name}`),
   ];
 }
 
@@ -39,6 +40,7 @@ export function renderTimeSeriesCsv(series: TimeSeries): string {
     ...series.perConsumer.map((c) => c.cachedBytes),
     ...series.perConsumer.map((c) => c.queues),
     ...series.perConsumer.map((c) => c.poolBusy),
+    ...(series.perNode ?? []).map((n) => n.servedPerSec),
   ];
   const rows = series.columns.tSec.length;
   const lines = [timeSeriesHeader(series).map(field).join(",")];

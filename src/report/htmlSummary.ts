@@ -2,6 +2,7 @@
 // table of their instances' accounts, orderly groups one of their queues' suspends, blocks and locks.
 import type { RunResult } from "../run/simulate.ts";
 import type { LatencySummary } from "../metrics/summary.ts";
+import { roleTimelineText } from "../metrics/brokerNodes.ts";
 import { formatNumber } from "./csv.ts";
 
 export function escapeHtml(s: string): string {
@@ -78,6 +79,15 @@ export function renderSummaryTables(result: RunResult): string {
       ["group", "clientId", "consumed", "dropped", "duplicates", "lost", "skipped at start", "in flight", "cached", "unpulled"],
       instances.map((i) => [i.group, i.started ? i.clientId : `${i.clientId} (never started)`, i.consumed, i.dropped, i.duplicates, i.lost,
         i.skippedAtStart, i.inFlight, i.cached, i.unpulled])));
+  }
+  if (s.brokerNodes !== undefined) {
+    tables.push(table("Broker nodes (groups with replicas)", ["node", "group", "roles over time", "pulls served", "offsets held", "syncs", "retry replays"],
+      s.brokerNodes.map((n) => [n.name, n.broker, roleTimelineText(n.roleTimeline), n.servedPulls, n.offsetsHeld, n.syncs, n.retryReplays])));
+  }
+  if (s.replays !== undefined) {
+    const causes = ["rollback", "reset", "rebalance", "retryReplay"] as const;
+    tables.push(table("Duplicates by cause", ["group", "duplicates", ...causes],
+      s.groups.map((g) => [g.group, g.duplicates, ...causes.map((c) => g.replays?.[c] ?? 0)])));
   }
   const orderly = s.perQueue.filter((q) => q.orderly !== null);
   if (orderly.length > 0) {

@@ -69,6 +69,7 @@ export const SUMMARY_FIGURES: readonly string[] = [
   "messages.produced", "messages.filtered", "messages.consumed", "messages.duplicates",
   "messages.sentBack", "messages.dlq", "messages.lost", "messages.dropped", "messages.skippedAtStart", "messages.inFlight", "messages.cached",
   "messages.retrying", "messages.unpulled",
+  "replays.rollback", "replays.reset", "replays.rebalance", "replays.retryReplay",
   "lag.committed.final", "lag.committed.max", "lag.unpulled.final", "lag.unpulled.max",
   "cache.countPerQueueMax", "cache.bytesPerQueueMax", "cache.countPerConsumerMax",
   "cache.bytesPerConsumerMax",
@@ -89,21 +90,34 @@ export const SUMMARY_FIGURES: readonly string[] = [
   "orderly.suspends", "orderly.longestHeadBlockMs",
 ];
 
+/**
+ * Why a duplicate was consumed again (summary `replays`, and each group's `groups[].replays`; their sum
+ * is messages.duplicates): a node's stale offset table (`rollback`), a start or an OFFSET_ILLEGAL fix
+ * that put the queue back without the stored offset (`reset`), the consumed-but-uncommitted tail after a
+ * restart or reassignment (`rebalance`), or a retry a delay level delivered twice (`retryReplay`). The
+ * summary has them only for a model with replicas; the names are accepted for any scenario (they read
+ * as NaN, so fail, without replicas).
+ */
+export const REPLAY_CAUSES = ["rollback", "reset", "rebalance", "retryReplay"] as const;
+export type ReplayCause = (typeof REPLAY_CAUSES)[number];
+
 /** The figures of each summary `groups[]` entry (and of each BROADCASTING instance in its `instances`). */
 export const GROUP_FIGURES: readonly string[] = [
   "produced", "filtered", "consumed", "duplicates", "dlq", "lost", "dropped", "skippedAtStart", "inFlight", "cached", "retrying", "unpulled",
 ];
 
 /**
- * Per-group names a scenario could compare once the expectation language resolves a `groups` entry by
- * its group name (the summary keeps groups in an array): `groups.<group>.<figure>`, and for a
- * BROADCASTING group `groups.<group>.instances.<instance>.<figure>` (instance number: client ids are no
- * names). Not yet accepted by the parser: SUMMARY_FIGURES is what it accepts today.
+ * Per-group names a scenario may compare (the expectation language resolves a `groups` entry by its
+ * group name; the summary keeps groups in an array): `groups.<group>.<figure>`,
+ * `groups.<group>.replays.<cause>` (REPLAY_CAUSES; in the summary only with replicas, so pass
+ * `replays: false` for a model without them) and for a BROADCASTING group
+ * `groups.<group>.instances.<instance>.<figure>` (instance number: client ids are no names).
  */
-export function groupFigureNames(groups: readonly { name: string; messageModel: string; instancesMax: number }[]): string[] {
+export function groupFigureNames(groups: readonly { name: string; messageModel: string; instancesMax: number }[], replays = true): string[] {
   const out: string[] = [];
   for (const g of groups) {
     for (const f of GROUP_FIGURES) out.push(`groups.${g.name}.${f}`);
+    if (replays) for (const c of REPLAY_CAUSES) out.push(`groups.${g.name}.replays.${c}`);
     if (g.messageModel !== "BROADCASTING") continue;
     for (let i = 0; i < g.instancesMax; i++) for (const f of GROUP_FIGURES) out.push(`groups.${g.name}.instances.${i}.${f}`);
   }
