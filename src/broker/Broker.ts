@@ -89,7 +89,8 @@ export class Broker implements Node {
   /** This node's place in its group; null without replicas. */
   readonly replica: Replica | null;
   readonly slaveSync: SlaveSynchronize | null = null;
-  private readonly sendBack: SendBackProcessor;
+  /** CONSUMER_SEND_MSG_BACK and retry sends (its `failure` is the sendBackFailure fault). */
+  readonly sendBack: SendBackProcessor;
   /** Whether this node keeps the group's shared store (retention, clean-up): the group's first node. */
   private readonly ownsStore: boolean;
 
@@ -233,17 +234,9 @@ export class Broker implements Node {
       case RequestCode.GET_ALL_CONSUMER_OFFSET:
         return this.ctx.reply(msg, new GetAllConsumerOffsetResponse(this.offsets.snapshot(), this.scheduleService.encode(), this.offsets.dataVersion));
       case RequestCode.CONSUMER_SEND_MSG_BACK:
-        if (this.isSlave) {
-          // A slave stores nothing: 4.x's put fails SERVICE_NOT_AVAILABLE (a SYSTEM_ERROR answer), 5.x
-          // rejects the request SYSTEM_BUSY (broker spec §4.1).
-          if (msg.envelope === Envelope.DELIVERED) this.ctx.reply(msg, new SimpleResponse(this.profile === "5.x" ? ResponseCode.SYSTEM_BUSY : ResponseCode.SYSTEM_ERROR));
-          return;
-        }
-        this.sendBack.consumerSendMsgBack(msg as ConsumerSendMsgBackRequest);
-        if (msg.envelope === Envelope.DELIVERED) this.ctx.reply(msg, new SimpleResponse(ResponseCode.SUCCESS));
-        return;
+        return this.sendBack.onSendBack(msg as ConsumerSendMsgBackRequest);
       case RequestCode.SEND_MESSAGE:
-        return this.ctx.reply(msg, new SimpleResponse(this.sendBack.sendRetryMessage(msg as SendRetryMessageRequest)));
+        return this.sendBack.onRetrySend(msg as SendRetryMessageRequest);
       case RequestCode.LOCK_BATCH_MQ: {
         const req = msg as LockBatchRequest;
         const locked = this.locks.tryLockBatch(req.consumerGroup, req.mqs, req.clientId, this.ctx.nowUs);

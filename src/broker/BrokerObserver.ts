@@ -24,5 +24,5 @@ export interface BrokerObserver {
    * A delay level delivered, into retry queue `mq` at `offset`, a message some node of the group had
    * already delivered (a new master or a restarted one replaying since its delay-offset file, broker spec §6.4).
    */
-  retryReplayed?(mq: number, offset: number): void;
+  retryReplayed?(mq: number, offset: number, group: number, originKey: number): void;
 }

@@ -31,6 +31,13 @@ export class PullMessageProcessor {
   replica: Replica | null = null;
   /** Pulls answered (FOUND, NO_NEW, NO_MATCHED, OFFSET_MOVED) by this node. */
   served = 0;
+  /**
+   * The lostWakeup fault (broker spec §9.2): an arrival's notification for held pulls is lost with this
+   * probability, on queue `mq` (−1: every queue) — they wait for the next arrival or the hold check.
+   */
+  lostWakeup: { probability: number; mq: number; rng: () => number } | null = null;
+  /** Arrival notifications the lostWakeup fault dropped. */
+  wakeupsLost = 0;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -223,7 +230,14 @@ export class PullMessageProcessor {
   onArrived(mq: number): void {
     const q = this.store.queue(mq);
     let o = this.hold.takeArrived(mq);
-    for (; o < q.maxOffset && this.hold.heldCount(mq) > 0; o++) this.notifyMessageArriving(mq, o + 1, q.tag(o));
+    const lost = this.lostWakeup;
+    for (; o < q.maxOffset && this.hold.heldCount(mq) > 0; o++) {
+      if (lost !== null && (lost.mq < 0 || lost.mq === mq) && lost.rng() < lost.probability) {
+        this.wakeupsLost++;
+        continue;
+      }
+      this.notifyMessageArriving(mq, o + 1, q.tag(o));
+    }
     this.hold.setNotifiedUpTo(mq, q.maxOffset);
   }
 

@@ -3,7 +3,7 @@
 import type { NodeContext } from "../net/Node.ts";
 import type { Trace } from "../sim/Trace.ts";
 import { ResponseCode } from "../protocol/codes.ts";
-import type { ConsumerSendMsgBackRequest, SendRetryMessageRequest } from "../protocol/commands.ts";
+import { Envelope, SimpleResponse, type ConsumerSendMsgBackRequest, type SendRetryMessageRequest } from "../protocol/commands.ts";
 import type { Routes } from "../protocol/routes.ts";
 import type { BrokerConfig } from "../scenario/defaults.ts";
 import type { Profile } from "../scenario/types.ts";
@@ -22,6 +22,15 @@ export interface SendBackHost {
 export class SendBackProcessor {
   private readonly trace: Trace;
   scheduleService!: ScheduleMessageService;
+  /**
+   * The sendBackFailure fault: this broker cannot store retries — with this probability a
+   * CONSUMER_SEND_MSG_BACK, or a client's retry send to %RETRY% (its fallback), is answered SYSTEM_ERROR
+   * without storing anything ("error": a failed put, the retry topic not writable), or never answered
+   * ("timeout": the client's RPC time-out); null: normal.
+   */
+  failure: { probability: number; mode: "error" | "timeout"; rng: () => number } | null = null;
+  /** Send-backs the fault failed. */
+  failed = 0;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -41,7 +50,38 @@ export class SendBackProcessor {
     this.trace = ctx.trace;
   }
 
-  consumerSendMsgBack(req: ConsumerSendMsgBackRequest): void {
+  /** CONSUMER_SEND_MSG_BACK as it arrives: refused on a slave, failed by the fault, else processed (SUCCESS). */
+  onSendBack(req: ConsumerSendMsgBackRequest): void {
+    const answer = req.envelope === Envelope.DELIVERED;
+    if (this.host.isSlave) {
+      // A slave stores nothing: 4.x's put fails SERVICE_NOT_AVAILABLE (a SYSTEM_ERROR answer), 5.x
+      // rejects the request SYSTEM_BUSY (broker spec §4.1).
+      if (answer) this.ctx.reply(req, new SimpleResponse(this.profile === "5.x" ? ResponseCode.SYSTEM_BUSY : ResponseCode.SYSTEM_ERROR));
+      return;
+    }
+    if (this.failedByFault(req)) return;
+    this.consumerSendMsgBack(req);
+    if (answer) this.ctx.reply(req, new SimpleResponse(ResponseCode.SUCCESS));
+  }
+
+  /** A client's SEND_MESSAGE to %RETRY%<group>: failed by the fault, or handleRetryAndDLQ's answer. */
+  onRetrySend(req: SendRetryMessageRequest): void {
+    if (this.failedByFault(req)) return;
+    this.ctx.reply(req, new SimpleResponse(this.sendRetryMessage(req)));
+  }
+
+  /** The sendBackFailure fault takes the request: answered SYSTEM_ERROR or dropped (left to time out). */
+  private failedByFault(req: ConsumerSendMsgBackRequest): boolean {
+    const f = this.failure;
+    if (f === null || (f.probability < 1 && f.rng() >= f.probability)) return false;
+    this.failed++;
+    if (req.envelope !== Envelope.DELIVERED) return true;
+    if (f.mode === "timeout") this.ctx.drop(req);
+    else this.ctx.reply(req, new SimpleResponse(ResponseCode.SYSTEM_ERROR));
+    return true;
+  }
+
+  private consumerSendMsgBack(req: ConsumerSendMsgBackRequest): void {
     const group = req.consumerGroup;
     if (this.config.retryQueueNums <= 0) {
       this.observer.discarded(group, req.originKey); // SUCCESS without doing anything: the message is gone
@@ -73,7 +113,7 @@ export class SendBackProcessor {
    * group holds an unexpired queue lock here; else into the delay level it asks for. A broker that takes
    * no writes refuses it.
    */
-  sendRetryMessage(req: SendRetryMessageRequest): number {
+  private sendRetryMessage(req: SendRetryMessageRequest): number {
     if (this.host.isSlave) return this.profile === "5.x" ? ResponseCode.SYSTEM_BUSY : ResponseCode.SYSTEM_ERROR;
     if (!this.host.writable) return ResponseCode.NO_PERMISSION;
     if (this.store.diskFull) return ResponseCode.SYSTEM_ERROR; // SERVICE_NOT_AVAILABLE put status
@@ -106,7 +146,7 @@ export class SendBackProcessor {
     const mq = this.routes.retryQueue(e.group, this.broker);
     const offset = this.store.append(mq, now, e.bodyBytes, e.tag, e.originKey, e.originBornUs, e.reconsumeTimes);
     this.trace.emit(this.T.retryDelivered, now, mq, offset, e.reconsumeTimes, e.group);
-    if (replay) this.observer.retryReplayed?.(mq, offset);
+    if (replay) this.observer.retryReplayed?.(mq, offset, e.group, e.originKey);
     if (this.processor.hold.heldCount(mq) > 0 && this.config.longPollingEnable) {
       this.processor.notifyMessageArriving(mq, this.store.queue(mq).maxOffset, e.tag);
     }

@@ -237,30 +237,48 @@ describe("processConsumeResult (§7.3)", () => {
     expect(sendBacks(b).map((r) => r.msg.maxReconsumeTimes)).toEqual([16]);
   });
 
-  it("processConsumeResult: a failed send-back keeps the message cached, holds the offset, and re-submits it after 5000 ms", () => {
+  it("processConsumeResult: a failed send-back and a failed fallback keep the message cached, hold the offset, and re-submit it after 5000 ms (broker spec §8.1)", () => {
     const { b, ctx, cached, submit, mq } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 }, listener: { failureProbability: 1 } });
     const pq = cached([0, 1]);
     submit(pq, [0]);
     playBroker(b, 100 * MS, { sendBackCode: ResponseCode.SYSTEM_ERROR });
-    // Listener 10 ms, send-back answered (failed) at 12 ms: 0 stays cached, the commit stays at 0.
+    // Listener 10 ms; the send-back fails at 12 ms; the fallback's SEND_MESSAGE to %RETRY% (the only
+    // broker: one attempt) fails at 14 ms: 0 stays cached, the commit stays at 0.
+    expect(b.ctx.requests.filter((r) => r.msg.code === RequestCode.SEND_MESSAGE).map((r) => r.sentUs)).toEqual([12 * MS]);
     expect(pq.contains(0)).toBe(true);
-    expect(ctx.records("offsetUpdate", { mq: mq() }).map((r) => [r.tUs, r.offset])).toEqual([[12 * MS, 0]]);
+    expect(ctx.records("offsetUpdate", { mq: mq() }).map((r) => [r.tUs, r.offset])).toEqual([[14 * MS, 0]]);
     expect(b.c.offsetStore.readOffset(mq())).toBe(0);
-    playBroker(b, 5012 * MS, { sendBackCode: ResponseCode.SYSTEM_ERROR });
+    playBroker(b, 5014 * MS, { sendBackCode: ResponseCode.SYSTEM_ERROR });
     expect(ctx.records("consumeStart").map((r) => [r.tUs, r.offset])).toEqual([
       [0, 0],
-      [5012 * MS, 0],
+      [5014 * MS, 0],
     ]);
   });
 
-  it("processConsumeResult: a send-back with no answer within 5 s counts as failed: the message is consumed again locally 5 s later", () => {
+  it("processConsumeResult: a send-back with no answer within 5 s falls back; a fallback with no answer within its 3 s budget fails: consumed again locally 5 s later", () => {
     const { b, ctx, cached, submit, mq } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 }, listener: { failureProbability: 1 } });
     const pq = cached([0]);
     submit(pq, [0]);
-    playBroker(b, 10_100 * MS, { lose: (r) => r.msg.code === RequestCode.CONSUMER_SEND_MSG_BACK });
-    expect(ctx.records("offsetUpdate", { mq: mq() }).map((r) => [r.tUs, r.offset])).toEqual([[5010 * MS, 0]]);
+    const lose = (r: { msg: { code: number } }) => r.msg.code === RequestCode.CONSUMER_SEND_MSG_BACK || r.msg.code === RequestCode.SEND_MESSAGE;
+    playBroker(b, 13_100 * MS, { lose });
+    // 10 ms listener + 5 s send-back time-out + 3 s fallback time-out = 8 010 ms; local retry 5 s later.
+    expect(ctx.records("offsetUpdate", { mq: mq() }).map((r) => [r.tUs, r.offset])).toEqual([[8010 * MS, 0]]);
     expect(pq.contains(0)).toBe(true);
-    expect(ctx.records("consumeStart").map((r) => r.tUs)).toEqual([0, 10_010 * MS]);
+    expect(ctx.records("consumeStart").map((r) => r.tUs)).toEqual([0, 13_010 * MS]);
+  });
+
+  it("processConsumeResult: a failed send-back whose fallback the broker takes counts as sent back: the message leaves the cache and the offset moves on", () => {
+    const { b, ctx, cached, submit, mq } = bench({ config: { consumeThreadMin: 1, consumeThreadMax: 1 }, listener: { failureProbability: 1 } });
+    const pq = cached([0]);
+    submit(pq, [0]);
+    playBroker(b, 100 * MS, { lose: (r) => r.msg.code === RequestCode.CONSUMER_SEND_MSG_BACK });
+    // Send-back lost: time-out at 5 010 ms; the fallback is answered SUCCESS at 5 012 ms — RECONSUME_TIME
+    // rt + 1, delay level 3 + rt.
+    playBroker(b, 5100 * MS, { lose: (r) => r.msg.code === RequestCode.CONSUMER_SEND_MSG_BACK });
+    const fallback = b.ctx.requests.find((r) => r.msg.code === RequestCode.SEND_MESSAGE)!.msg as unknown as { reconsumeTimes: number; delayLevel: number };
+    expect([fallback.reconsumeTimes, fallback.delayLevel]).toEqual([1, 3]);
+    expect(pq.contains(0)).toBe(false);
+    expect(ctx.records("offsetUpdate", { mq: mq() }).map((r) => [r.tUs, r.offset])).toEqual([[5012 * MS, 1]]);
   });
 
   it.each([

@@ -6,7 +6,8 @@
 import type { NodeContext } from "../net/Node.ts";
 import type { Trace } from "../sim/Trace.ts";
 import { ResponseCode } from "../protocol/codes.ts";
-import { ConsumerSendMsgBackRequest, MessageBatch, type Command } from "../protocol/commands.ts";
+import { ConsumerSendMsgBackRequest, MessageBatch, SendRetryMessageRequest, type Command } from "../protocol/commands.ts";
+import { RETRY_SEND_TIMEOUT_US, retrySendTarget } from "./retrySend.ts";
 import type { Routes } from "../protocol/routes.ts";
 import type { Profile } from "../scenario/types.ts";
 import { CLIENT_CONSTANTS, type ConsumerConfig } from "../scenario/defaults.ts";
@@ -70,7 +71,12 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
   private readonly wLocalRetry: Int32Array;
   /** Send-back progress: index of the message whose RPC is in flight. */
   private readonly wSendIdx: Int32Array;
+  /** 0: the send-back is in flight; k ≥ 1: attempt k − 1 of the fallback through the internal producer (§8.1). */
+  private readonly wFallback: Uint8Array;
   private readonly wFailed: number[][];
+  /** Send-backs that failed and went through the fallback, and fallbacks that failed too. */
+  sendBackFallbacks = 0;
+  sendBackFallbackFailures = 0;
   private readonly tickets = new Map<number, RetryTicket>();
   private ticketNext = 0;
   /** Workers stuck in a listener call that never returns. */
@@ -98,6 +104,7 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
     this.wOk = new Uint8Array(n);
     this.wLocalRetry = new Int32Array(n);
     this.wSendIdx = new Int32Array(n);
+    this.wFallback = new Uint8Array(n);
     this.wFailed = Array.from({ length: n }, () => []);
     for (let i = n - 1; i >= 0; i--) this.idle.push(i);
   }
@@ -234,6 +241,7 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
       return;
     }
     const mq = this.wMq[worker]!;
+    this.wFallback[worker] = 0;
     // context.delayLevelWhenNextConsume default 0: the broker chooses 3 + reconsumeTimes.
     const req = new ConsumerSendMsgBackRequest(
       this.host.group, mq, w.offsets[i]!, 0, this.host.maxReconsumeTimes,
@@ -245,11 +253,38 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
     this.ctx.request(node, req, SEND_BACK_TIMEOUT_US, worker);
   }
 
-  /** The answer (or the 5 s time-out, ok false) of the send-back in flight from `worker`. */
+  /**
+   * The answer (or the time-out, ok false) of the send in flight from `worker`. A failed
+   * CONSUMER_SEND_MSG_BACK (any error or time-out) falls back to sendMessageBackAsNormalMessage (broker
+   * spec §8.1): the message goes to %RETRY%<group> through the internal producer, RECONSUME_TIME rt + 1,
+   * delay level 3 + rt; only if that fails too is it kept for the 5 s local retry.
+   */
   onSendBackResponse(worker: number, response: Command | null): void {
     const ok = response !== null && response.code === ResponseCode.SUCCESS;
-    if (!ok) this.wFailed[worker]!.push(this.wSendIdx[worker]!);
+    if (!ok) {
+      const attempt = this.wFallback[worker]!;
+      if (attempt === 0) this.sendBackFallbacks++;
+      // The fallback's next attempt after an error code; a time-out has used up the 3 s budget.
+      if ((attempt === 0 || response !== null) && this.sendFallback(worker, attempt)) return;
+      if (attempt > 0 || this.wFallback[worker]! > 0) this.sendBackFallbackFailures++;
+      this.wFailed[worker]!.push(this.wSendIdx[worker]!);
+    }
     this.nextSendBack(worker);
+  }
+
+  /** Sends the fallback's attempt `attempt` (0-based) or a later one; false when none is left. */
+  private sendFallback(worker: number, attempt: number): boolean {
+    const w = this.wMsgs[worker]!;
+    const i = this.wSendIdx[worker]!;
+    const mq = this.wMq[worker]!;
+    const target = retrySendTarget(this.ctx, this.routes, this.host.route, this.host.group, mq, attempt);
+    this.wFallback[worker] = 1 + (target === null ? attempt : target.attempt);
+    if (target === null) return false;
+    const rt = w.reconsumeTimes[i]!;
+    this.ctx.request(target.node, new SendRetryMessageRequest(
+      this.host.group, mq, w.offsets[i]!, 3 + rt, this.host.maxReconsumeTimes, w.originKey[i]!, w.originBornUs[i]!, w.bodyBytes[i]!, w.tag[i]!, rt + 1,
+    ), RETRY_SEND_TIMEOUT_US, worker);
+    return true;
   }
 
   /** processConsumeResult's tail (§7.3): local retry of failed send-backs, removeMessage, updateOffset. */

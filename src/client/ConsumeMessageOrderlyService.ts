@@ -18,10 +18,10 @@ import { MESSAGE_FAILS, MESSAGE_HANGS, type ConsumeListeners, type OrderlyResult
 import type { ConsumeService } from "./ConsumeService.ts";
 import type { MessageColumns, ProcessQueue } from "./ProcessQueue.ts";
 import { ClientTimer } from "./timers.ts";
+import { RETRY_SEND_TIMEOUT_US, retrySendTarget } from "./retrySend.ts";
 import type { ClientTrace } from "./trace.ts";
 
 /** The internal producer's send time-out (DefaultMQProducer sendMsgTimeout 3000 ms). */
-const RETRY_SEND_TIMEOUT_US = 3_000_000;
 
 /** What the orderly service needs of its instance besides what the concurrent one does. */
 export interface OrderlyHost extends ConsumeHost {
@@ -278,15 +278,10 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
       this.host.group, mq, pq.takenOffset(i), 3 + rt, max, row.originKey, row.originBornUs, row.bodyBytes, row.tag,
       this.profile === "5.x" ? rt + 1 : rt,
     );
-    // The internal producer makes up to 3 attempts (retryTimesWhenSendFailed 2) over the brokers of
-    // %RETRY%<group>, the queue's own first: the first that takes a connection; none → it fails now.
-    // Each broker by its master node (a group without one in the route is skipped, §7.1).
-    const own = this.routes.brokerOf(mq);
-    const others = this.routes.topics[this.routes.retryTopic(this.host.group)]!.brokers.filter((b) => b !== own);
-    const route = this.host.route;
-    const target = [own, ...others].slice(0, 3).map((b) => (route === undefined ? b : route.groupMaster(b))).find((b) => b >= 0 && this.ctx.canConnect(b));
-    if (target === undefined) return this.onSendBackResponse(worker, null);
-    this.ctx.request(target, req, RETRY_SEND_TIMEOUT_US, worker);
+    // The model's internal producer here makes one attempt: the first broker that takes a connection.
+    const target = retrySendTarget(this.ctx, this.routes, this.host.route, this.host.group, mq);
+    if (target === null) return this.onSendBackResponse(worker, null);
+    this.ctx.request(target.node, req, RETRY_SEND_TIMEOUT_US, worker);
   }
 
   /** The retry send's answer (null: time-out): a failure keeps the queue suspended and counts one more. */

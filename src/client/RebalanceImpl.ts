@@ -119,9 +119,15 @@ export class RebalanceImpl {
         return;
       }
     }
+    if (c.paused) {
+      // Paused: no doRebalance, the queues are kept (broker spec §8.3); 5.x is "unbalanced": a wake-up a second.
+      this.wakeupPending = this.balanced = false;
+      this.timerId = this.ctx.timer((c.profile === "5.x" ? CLIENT_CONSTANTS.REBALANCE_MIN_INTERVAL : CLIENT_CONSTANTS.REBALANCE_WAIT_INTERVAL) * 1000, ClientTimer.REBALANCE);
+      return;
+    }
     this.running = true;
     this.topicCursor = 0;
-    this.balanced = !c.paused;
+    this.balanced = true;
     this.nextTopic();
   }
 
@@ -376,21 +382,17 @@ export class RebalanceImpl {
   assignedQueues(): Set<number> {
     return new Set(this.table.keys());
   }
-
   /** (mq, pq) pairs sorted by mq. */
   processQueues(): [number, ProcessQueue][] {
     return [...this.table.entries()].sort((a, b) => a[0] - b[0]);
   }
-
   /** Whether `pq` is the table's ProcessQueue for `mq`. */
   holds(mq: number, pq: ProcessQueue): boolean {
     return this.table.get(mq) === pq;
   }
-
   pullRequestOf(mq: number): PullRequest | undefined {
     return this.requests.get(mq);
   }
-
   get queueCount(): number {
     return this.table.size;
   }

@@ -101,6 +101,14 @@ export class FaultPlan {
         const promoted = cl.promoteSlave(f.broker, true) ?? "no slave is up: the group has no master";
         return `master down (${unflushed} offset(s) not yet flushed lost); ${promoted}`;
       }
+      case "sendBackFailure":
+        cl.brokers[f.broker]!.sendBack.failure = { probability: f.probability, mode: f.mode, rng: cl.streams.get(`fault/${f.index}/sendBackFailure`) };
+        return `CONSUMER_SEND_MSG_BACK ${f.mode === "error" ? "answered SYSTEM_ERROR" : "left unanswered (5 s time-out)"}${f.probability < 1 ? ` with probability ${f.probability}` : ""}: clients fall back to sending the retry through their internal producer`;
+      case "lostWakeup": {
+        const proc = cl.brokers[f.broker]!.processor;
+        proc.lostWakeup = { probability: f.probability, mq: f.queue === null ? -1 : this.queueOf(f.queue), rng: cl.streams.get(`fault/${f.index}/lostWakeup`) };
+        return `arrival wake-ups of held pulls lost${f.probability < 1 ? ` with probability ${f.probability}` : ""}: they wait for the hold check (5 s)`;
+      }
       case "replicationStall":
         cl.setReplicationStalled(f.broker, f.node, true);
         return "replication stopped: the slave's copy of the commit log stays where it is";
@@ -158,6 +166,16 @@ export class FaultPlan {
         if (n === undefined) return "";
         cl.restartNode(n);
         return `old master restarted as ${cl.nodes[n]!.isSlave ? "slave" : "master"}`;
+      }
+      case "sendBackFailure": {
+        const sb = cl.brokers[f.broker]!.sendBack;
+        sb.failure = null;
+        return `${sb.failed} send-back(s) failed`;
+      }
+      case "lostWakeup": {
+        const proc = cl.brokers[f.broker]!.processor;
+        proc.lostWakeup = null;
+        return `${proc.wakeupsLost} wake-up(s) lost so far`;
       }
       case "replicationStall":
         cl.setReplicationStalled(f.broker, f.node, false);

@@ -84,7 +84,11 @@ export interface Summary {
     hungWorkers: number;
     rebalances: number;
   }[];
-  assignment: Record<string, string[]>;
+  /**
+   * Queues held at the end, per instance slot ("G1/0": group and 0-based instance, as fault targets
+   * name it), with the client id it ran under (two instances may share one).
+   */
+  assignment: Record<string, { clientId: string; queues: string[] }>;
   expectations: { expression: string; ok: boolean; actual: string }[];
 }
 
@@ -114,10 +118,10 @@ export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accou
   const seriesMax = (col: number[]) => col.reduce((a, v) => (v > a ? v : a), 0);
   const perQueue = queueRows(cl, rec);
   const orderlyRows = perQueue.flatMap((q) => (q.orderly === null ? [] : [q.orderly]));
-  const assignment: Record<string, string[]> = {};
+  const assignment: Summary["assignment"] = {};
   const perConsumer: Summary["perConsumer"] = cl.consumers.map((c) => {
     const pqs = c.rebalance.processQueues();
-    assignment[c.clientId] = pqs.map(([mq]) => routes.label(mq));
+    assignment[`${c.groupModel.name}/${c.instance}`] = { clientId: c.clientId, queues: pqs.map(([mq]) => routes.label(mq)) };
     return {
       clientId: c.clientId,
       group: c.groupModel.name,

@@ -110,7 +110,7 @@ describe("more consumers than queues", () => {
   const r = simulate(scenario({ duration: "30s" }, { instances: 7 }));
 
   it("leaves 3 of 7 consumers without a queue of the topic", () => {
-    const idle = r.summary.perConsumer.filter((c) => r.summary.assignment[c.clientId]!.filter((q) => !q.startsWith("%")).length === 0);
+    const idle = Object.values(r.summary.assignment).filter((a) => a.queues.filter((q) => !q.startsWith("%")).length === 0);
     expect(idle.length).toBe(3);
   });
 });
@@ -127,6 +127,16 @@ describe("a duplicate client id", () => {
     expect(qs.filter((q) => q.owner === "CID,CID").length).toBe(2);
     // Half the messages stay unpulled: ≈ 2 queues × 250 msg/s × 60 s.
     expect(s.messages.unpulled).toBeGreaterThan(0.45 * s.messages.produced);
+  });
+
+  it("keeps both instances apart in summary.assignment (keyed by instance, not by the shared client id)", () => {
+    const a = s.assignment;
+    expect(Object.keys(a).sort()).toEqual(["G/0", "G/1"]);
+    expect(a["G/0"]!.clientId).toBe("CID");
+    expect(a["G/1"]!.clientId).toBe("CID");
+    // Both hold the same first half: 2 of the topic's 4 queues each (plus the retry queue).
+    for (const k of ["G/0", "G/1"]) expect(a[k]!.queues.filter((q) => !q.startsWith("%"))).toEqual(a["G/0"]!.queues.filter((q) => !q.startsWith("%")));
+    expect(a["G/0"]!.queues.filter((q) => !q.startsWith("%")).length).toBe(2);
   });
 });
 

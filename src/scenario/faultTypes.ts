@@ -21,6 +21,8 @@ export type FaultModel =
   | (Base & { kind: "brokerCrash"; /** the group */ broker: number; /** the node (NodeModel index) */ node: number; restartAfterUs: number | null; /** commit-log tail lost, µs back from the crash */ loseUs: number | null })
   | (Base & { kind: "brokerReadOnly"; broker: number; forUs: number | null })
   | (Base & { kind: "roleSwap" | "failover" | "leaderChange"; broker: number; restartAfterUs: number | null })
+  | (Base & { kind: "sendBackFailure"; broker: number; forUs: number | null; probability: number; mode: "error" | "timeout" })
+  | (Base & { kind: "lostWakeup"; broker: number; /** one queue, or null: every queue of the broker */ queue: QueueRef | null; forUs: number | null; probability: number })
   | (Base & { kind: "replicationStall"; broker: number; /** the slave node whose copy stops; −1: every replica */ node: number; forUs: number | null })
   | (Base & { kind: "offsetQueryError"; broker: number; forUs: number | null; code: "SYSTEM_BUSY" | "SYSTEM_ERROR"; probability: number })
   | (Base & { kind: "latency"; clients: number[]; brokers: number[]; forUs: number | null; extraUs: number; latency: Dist | null })
@@ -41,6 +43,7 @@ export interface QueueRef {
 
 export const FAULT_KINDS = [
   "consumerStart", "consumerStop", "consumerCrash", "scale", "pause", "resume", "duplicateClientId",
-  "brokerCrash", "brokerReadOnly", "roleSwap", "failover", "leaderChange", "replicationStall", "offsetQueryError", "latency", "loss", "partition", "offsetIllegal", "truncate",
+  "brokerCrash", "brokerReadOnly", "roleSwap", "failover", "leaderChange", "replicationStall", "lostWakeup", "sendBackFailure",
+  "offsetQueryError", "latency", "loss", "partition", "offsetIllegal", "truncate",
   "hangMessage", "consumeTime", "failureProbability",
 ] as const;

@@ -38,6 +38,8 @@ const KEYS: Record<(typeof FAULT_KINDS)[number], string[]> = {
   failover: ["target", "restartAfter"],
   leaderChange: ["target"],
   replicationStall: ["target", "for"],
+  lostWakeup: ["target", "for", "probability"],
+  sendBackFailure: ["target", "for", "probability", "mode"],
   offsetQueryError: ["target", "for", "code", "probability"],
   latency: ["clients", "brokers", "for", "extra", "latency"],
   loss: ["clients", "brokers", "for", "probability"],
@@ -136,6 +138,20 @@ export function parseFaults(raw: unknown, ctx: Ctx, instancesMax: number[], dura
           throw new InputError(`${path}.kind`, kind === "leaderChange" ? `"leaderChange" needs a DLedger group (replication.mode "dledger"); use roleSwap or failover` : `a DLedger group changes roles by election: use "leaderChange"`);
         }
         return { ...base, kind, broker, restartAfterUs: kind === "failover" ? p.optDuration("restartAfter") : null };
+      }
+      case "sendBackFailure":
+        return {
+          ...base, kind, broker: p.broker("target"), forUs: p.optDuration("for"),
+          probability: f.probability === undefined ? 1 : readNumber(f, "probability", `${path}.probability`, 0, 1),
+          mode: f.mode === undefined ? "error" : readEnum(f, "mode", `${path}.mode`, ["error", "timeout"] as const),
+        };
+      case "lostWakeup": {
+        // A broker's name, or one of its queues ("T@broker-a#0").
+        const queue = typeof f.target === "string" && f.target.includes("#") ? p.queue("target") : null;
+        return {
+          ...base, kind, broker: queue === null ? p.broker("target") : queue.broker, queue, forUs: p.optDuration("for"),
+          probability: f.probability === undefined ? 1 : readNumber(f, "probability", `${path}.probability`, 0, 1),
+        };
       }
       case "replicationStall": {
         const node = p.node("target");
