@@ -273,6 +273,7 @@ export class Broker implements Node {
   private unregister(req: UnregisterClientRequest): void {
     const group = this.consumers.unregister(req.from, req.code === RequestCode.CHANNEL_CLOSED ? -1 : req.consumerGroup);
     if (group >= 0) this.notifyConsumerIdsChanged(group);
+    if (req.envelope === Envelope.DELIVERED) this.ctx.reply(req, new SimpleResponse(ResponseCode.SUCCESS));
   }
 
   /** Channels silent for channelExpiredTimeout are removed without any notification: peers learn at

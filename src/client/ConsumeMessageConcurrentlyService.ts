@@ -34,6 +34,8 @@ export interface ConsumeHost {
   readonly broadcasting: boolean;
   /** Broker nodes as the instance knows them (absent in unit fakes: every broker is its own node). */
   readonly route?: RouteView;
+  /** Shutdown step 1 waits for the executor to terminate: told when the last call ends (optional in fakes). */
+  onConsumeDrained?(): void;
 }
 
 /** Messages of a failed send-back, consumed again locally 5 s later (they never left the ProcessQueue). */
@@ -61,7 +63,6 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
   private taskLocalRetry = new Int32Array(1024);
   private readonly freeBatches: MessageBatch[] = [];
 
-  // Workers.
   private readonly idle: number[] = [];
   private readonly wPq: (ProcessQueue | null)[];
   private readonly wMq: Int32Array;
@@ -81,6 +82,8 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
   private ticketNext = 0;
   /** Workers stuck in a listener call that never returns. */
   hungWorkers = 0;
+  /** Shutdown began: the scheduler and the executor are shut (§8.2 step 1). */
+  private shut = false;
 
   constructor(
     private readonly host: ConsumeHost,
@@ -119,7 +122,24 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
 
   /** §7.1 submitConsumeRequest: split into chunks of consumeMessageBatchMaxSize (the flag is ignored). */
   submitConsumeRequest(msgs: MessageColumns, pq: ProcessQueue, mq: number, _dispatchToConsume = true): void {
+    // After shutdown began the executor rejects it and so does the scheduler of submitConsumeRequestLater:
+    // the messages stay cached, never consumed (§8.2).
+    if (this.shut) return;
     this.submit(msgs, pq, mq, 0);
+  }
+
+  beginShutdown(): void {
+    this.shut = true;
+    this.tickets.clear();
+  }
+  dropQueued(): void {
+    for (; this.taskLen > 0; this.taskLen--, this.taskHead = (this.taskHead + 1) & (this.taskCap - 1)) {
+      this.freeBatches.push(this.taskMsgs[this.taskHead]!);
+      this.taskPq[this.taskHead] = this.taskMsgs[this.taskHead] = null;
+    }
+  }
+  get drained(): boolean {
+    return this.taskLen === 0 && this.idle.length === this.threads;
   }
 
   private submit(msgs: MessageColumns, pq: ProcessQueue, mq: number, localRetry: number): void {
@@ -253,12 +273,7 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
     this.ctx.request(node, req, SEND_BACK_TIMEOUT_US, worker);
   }
 
-  /**
-   * The answer (or the time-out, ok false) of the send in flight from `worker`. A failed
-   * CONSUMER_SEND_MSG_BACK (any error or time-out) falls back to sendMessageBackAsNormalMessage (broker
-   * spec §8.1): the message goes to %RETRY%<group> through the internal producer, RECONSUME_TIME rt + 1,
-   * delay level 3 + rt; only if that fails too is it kept for the 5 s local retry.
-   */
+  /** The answer (null: time-out) of the send in flight; a failed send-back falls back (sendFallback, §8.1). */
   onSendBackResponse(worker: number, response: Command | null): void {
     const ok = response !== null && response.code === ResponseCode.SUCCESS;
     if (!ok) {
@@ -272,7 +287,12 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
     this.nextSendBack(worker);
   }
 
-  /** Sends the fallback's attempt `attempt` (0-based) or a later one; false when none is left. */
+  /**
+   * sendMessageBackAsNormalMessage (broker spec §8.1) after a failed CONSUMER_SEND_MSG_BACK (any error or
+   * time-out): the message to %RETRY%<group> through the internal producer, RECONSUME_TIME rt + 1, delay
+   * level 3 + rt — its attempt `attempt` (0-based) or a later one; false when none is left (the message is
+   * then kept for the 5 s local retry).
+   */
   private sendFallback(worker: number, attempt: number): boolean {
     const w = this.wMsgs[worker]!;
     const i = this.wSendIdx[worker]!;
@@ -295,6 +315,13 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
     const failed = this.wFailed[worker]!;
     let offsets: ArrayLike<number> = w.offsets;
     let n = w.count;
+    if (failed.length > 0 && this.shut) {
+      // submitConsumeRequestLater on the scheduler shutdown stopped: RejectedExecutionException escapes,
+      // and the rest of processConsumeResult — removeMessage, the offset update — is skipped (§8.2).
+      failed.length = 0;
+      this.release(worker);
+      return;
+    }
     if (failed.length > 0) {
       const retry = new MessageBatch(failed.length);
       const keep: number[] = [];
@@ -316,7 +343,7 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
 
   /** The 5 s local retry of messages whose send-back failed. */
   onLocalRetry(ticket: number): void {
-    const t = this.tickets.get(ticket);
+    const t = this.tickets.get(ticket); // none when the scheduler stopped (shutdown)
     if (!t) return;
     this.tickets.delete(ticket);
     this.submit(t.msgs, t.pq, t.mq, t.localRetry);
@@ -328,6 +355,7 @@ export class ConsumeMessageConcurrentlyService implements ConsumeService {
     this.wMsgs[worker] = null;
     this.idle.push(worker);
     while (this.taskLen > 0 && this.idle.length > 0) this.startNext();
+    if (this.shut && this.drained) this.host.onConsumeDrained?.();
   }
 
   /** Calls fn for each message currently inside a listener call or a send-back (accounting, storage roots). */

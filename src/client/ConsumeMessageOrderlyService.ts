@@ -21,8 +21,6 @@ import { ClientTimer } from "./timers.ts";
 import { RETRY_SEND_TIMEOUT_US, retrySendTarget } from "./retrySend.ts";
 import type { ClientTrace } from "./trace.ts";
 
-/** The internal producer's send time-out (DefaultMQProducer sendMsgTimeout 3000 ms). */
-
 /** What the orderly service needs of its instance besides what the concurrent one does. */
 export interface OrderlyHost extends ConsumeHost {
   readonly clientId: string;
@@ -61,14 +59,14 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
   private readonly wOk: Uint8Array;
   private readonly wSendIdx: Int32Array;
   private readonly wSuspend: Uint8Array;
-  /** The call's messages: rows [wFirst, wFirst + wCount) of the consuming map (earlier rows may stay
-   * there uncommitted when autoCommit is off). */
+  /** The call's messages: rows [wFirst, wFirst + wCount) of the consuming map (autoCommit off: earlier stay). */
   private readonly wFirst: Int32Array;
   private readonly wCount: Int32Array;
   /** MessageQueueLock: queue → worker holding its monitor; and workers blocked on it, in arrival order. */
   private readonly monitor = new Map<number, number>();
   private readonly blocked = new Map<number, number[]>();
   private readonly laters = new Map<number, Later>();
+  private shut = false;
   private laterNext = 0;
   hungWorkers = 0;
   /** SUSPEND_CURRENT_QUEUE_A_MOMENT results. */
@@ -110,10 +108,21 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
   get busyWorkers(): number {
     return this.threads - this.idle.length;
   }
+  get drained(): boolean {
+    return this.queueLength === 0 && this.idle.length === this.threads;
+  }
+  /** shutdown (§8.2 step 1, orderly: `stopped` first): later re-submissions and new requests are not run. */
+  beginShutdown(): void {
+    this.shut = true;
+    this.laters.clear();
+  }
+  dropQueued(): void {
+    this.fifoHead = this.fifoPq.length;
+  }
 
   /** §8.2: only when putMessage says the queue was idle does a request start (the messages are not passed). */
   submitConsumeRequest(_msgs: MessageColumns | null, pq: ProcessQueue, mq: number, dispatchToConsume = true): void {
-    if (!dispatchToConsume) return;
+    if (!dispatchToConsume || this.shut) return;
     this.fifoPq.push(pq);
     this.fifoMq.push(mq);
     this.fifoUs.push(this.ctx.nowUs);
@@ -349,7 +358,6 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
     const l = this.laters.get(ticket);
     if (l) this.host.lockForReconsume(l.mq, ticket);
   }
-
   /** lock(mq)'s outcome for a tryLockLaterAndReconsume. */
   onTryLockAnswer(ticket: number, lockOK: boolean): void {
     const l = this.laters.get(ticket);

@@ -25,4 +25,13 @@ export interface ConsumeService {
    * will (orderly only; the concurrent service takes no consumeLock and answers −1).
    */
   consumeLockBusyUntil(pq: ProcessQueue): number;
+  /**
+   * consumeMessageService.shutdown begins (broker spec §8.2 step 1): its scheduler stops (local retries and
+   * "later" re-submissions are discarded) and its executor takes no new request.
+   */
+  beginShutdown(): void;
+  /** shutdownNow: requests queued for a worker are dropped (their messages stay cached, never consumed). */
+  dropQueued(): void;
+  /** No listener call runs and nothing is queued (the executor has terminated). */
+  readonly drained: boolean;
 }

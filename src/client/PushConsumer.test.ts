@@ -578,7 +578,7 @@ describe("shutdown and crash", () => {
     return b;
   }
 
-  it("shutdown: persists the offsets of the assigned queues, unregisters from every broker, drops every ProcessQueue and stops", () => {
+  it("shutdown (broker spec §8.2): persists the offsets of the assigned queues, unregisters from every broker (a synchronous RPC), then drops every ProcessQueue and stops", () => {
     const b = started();
     const { ctx, c } = b;
     const [q0, q1] = [queueOfT(b, 0), queueOfT(b, 1)];
@@ -586,8 +586,13 @@ describe("shutdown and crash", () => {
     const pqs = c.rebalance.processQueues().map(([, pq]) => pq);
     ctx.nowUs = 200 * MS;
     c.shutdown();
+    // Steps 1–3 at once (await 0): the persist, then UNREGISTER_CLIENT; still RUNNING until it is answered.
     expect(offsetCommits(b)).toEqual([[200 * MS, q0, 8]]);
-    expect(sentOf<UnregisterClientRequest>(b, RequestCode.UNREGISTER_CLIENT).map((s) => [s.to, s.msg.clientId, s.msg.consumerGroup])).toEqual([[BROKER_A, c.clientId, 0]]);
+    const unreg = requestsOf<UnregisterClientRequest>(b, RequestCode.UNREGISTER_CLIENT);
+    expect(unreg.map((s) => [s.to, s.msg.clientId, s.msg.consumerGroup, s.sentUs])).toEqual([[BROKER_A, c.clientId, 0, 200 * MS]]);
+    expect([c.state, pqs.some((pq) => pq.dropped)]).toEqual(["RUNNING", false]);
+    playBroker(b, 300 * MS);
+    // Steps 4 and 5 when the answer is back (one round trip).
     expect(pqs.every((pq) => pq.dropped)).toBe(true);
     expect(b.observer.closed.map((x) => x.mq).sort((a, z) => a - z)).toEqual([b.routes.retryQueue(0, 0), q0, q1].sort((a, z) => a - z));
     expect([c.state, c.alive, c.rebalance.queueCount]).toEqual(["SHUTDOWN_ALREADY", false, 0]);
@@ -634,6 +639,8 @@ describe("onResponse / onTimeout: answers routed by cookie", () => {
     c.start();
     ctx.nowUs = 2 * MS;
     c.shutdown();
+    c.onResponse(RequestCode.UNREGISTER_CLIENT, 0, new SimpleResponse(ResponseCode.SUCCESS)); // the last step
+    expect(c.alive).toBe(false);
     const [requests, sent, timers] = [ctx.requests.length, ctx.sent.length, ctx.timers.length];
     c.onResponse(RequestCode.HEART_BEAT, 0, new SimpleResponse(ResponseCode.SUCCESS));
     c.onResponse(RequestCode.GET_CONSUMER_LIST_BY_GROUP, 1, new GetConsumerListResponse(ResponseCode.SUCCESS, [c.clientId]));

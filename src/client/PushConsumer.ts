@@ -1,12 +1,12 @@
 // One push-consumer instance (a DefaultMQPushConsumer in its own client JVM) as a node of the cluster:
-// its lifecycle (§12.4), heartbeats, the offset store (§12.1) and cleanExpiredMsg (§3.7). The pull loop
+// its lifecycle (§12.4), heartbeats and the offset store (§12.1). The pull loop
 // lives in PullMessageService, rebalancing in RebalanceImpl, consumption in the consume service; this
 // class routes what reaches the node to them.
 import type { Node, NodeContext } from "../net/Node.ts";
 import type { Trace } from "../sim/Trace.ts";
 import { RequestCode } from "../protocol/codes.ts";
 import {
-  ConsumerSendMsgBackRequest, HeartbeatRequest, UnregisterClientRequest, UpdateConsumerOffsetRequest,
+  HeartbeatRequest, UnregisterClientRequest, UpdateConsumerOffsetRequest,
   type Command, type GetConsumerListResponse, type LockBatchResponse, type PullMessageResponse, type QueryConsumerOffsetResponse,
   type SubscriptionData,
 } from "../protocol/commands.ts";
@@ -26,6 +26,8 @@ import { PullRequest } from "./PullRequest.ts";
 import { LOCK_COOKIE_KINDS, LockCookie } from "./QueueLocks.ts";
 import { RebalanceImpl } from "./RebalanceImpl.ts";
 import { RouteView } from "./RouteView.ts";
+import { ConsumerShutdown, ShutdownStep } from "./ConsumerShutdown.ts";
+import { cleanExpiredMsg } from "./cleanExpiredMsg.ts";
 import type { NameServer } from "../protocol/NameServer.ts";
 import { RemoteBrokerOffsetStore } from "./RemoteBrokerOffsetStore.ts";
 import { ClientTimer } from "./timers.ts";
@@ -85,6 +87,7 @@ export class PushConsumer implements Node {
   private readonly routes: Routes;
   /** Broker nodes as this instance knows them. */
   readonly route: RouteView;
+  private readonly stopping: ConsumerShutdown;
 
   constructor(
     readonly ctx: NodeContext,
@@ -117,6 +120,7 @@ export class PushConsumer implements Node {
     else this.consumeService = new ConsumeMessageConcurrentlyService(this, ...args);
     this.rebalance = new RebalanceImpl(this, ctx, this.T, setup.routes, setup.strategy, setup.observer);
     this.pull = new PullMessageService(this, ctx, this.T, setup.routes, setup.stats, setup.observer);
+    this.stopping = new ConsumerShutdown(this, ctx);
   }
 
   get group(): number {
@@ -173,19 +177,25 @@ export class PushConsumer implements Node {
     else if (this.clustering) this.ctx.timer(CLIENT_CONSTANTS.LOCK_ALL_INITIAL_DELAY * 1000, ClientTimer.LOCK_ALL);
   }
 
-  /**
-   * DefaultMQPushConsumerImpl#shutdown: stop consuming (results of running listener calls are
-   * discarded with their dropped ProcessQueues), persist every offset, unregister from every broker.
-   */
+  /** DefaultMQPushConsumerImpl#shutdown in its five steps over time (ConsumerShutdown, broker spec §8.2). */
   shutdown(): void {
-    if (this.state !== "RUNNING") return;
-    // consumeMessageService.shutdown: the orderly service unlocks every queue (CLUSTERING, §8.1).
-    if (this.orderly && this.clustering) this.rebalance.locks.unlockAll();
-    this.offsetStore.persistAll(this.rebalance.assignedQueues());
-    for (const b of this.route.allNodes()) this.ctx.send(b, new UnregisterClientRequest(RequestCode.UNREGISTER_CLIENT, this.clientId, this.group));
-    this.rebalance.destroy();
-    this.state = "SHUTDOWN_ALREADY";
-    this.alive = false;
+    if (this.state !== "RUNNING" || this.stopping.step !== ShutdownStep.NONE) return;
+    this.stopping.begin();
+  }
+
+  /** Whether a shutdown is under way or done (the state stays RUNNING until its last step). */
+  get shuttingDown(): boolean {
+    return this.stopping.step !== ShutdownStep.NONE;
+  }
+
+  /** Runs `fn` when the shutdown under way is done (a restart waits for the old process to exit). */
+  whenShutDown(fn: () => void): void {
+    this.stopping.afterShutdown = fn;
+  }
+
+  /** The consume service's executor terminated during shutdown. */
+  onConsumeDrained(): void {
+    this.stopping.onDrained();
   }
 
   /**
@@ -229,6 +239,8 @@ export class PushConsumer implements Node {
 
   /** HEART_BEAT to every broker; the start sequence waits for the answers (time-out mqClientApiTimeout). */
   sendHeartbeats(wantReply: boolean): void {
+    // From shutdown step 3 the group is out of the client's consumer table: heartbeats no longer carry it.
+    if (this.stopping.step >= ShutdownStep.UNREGISTERING) return;
     const subs = this.subscriptionData();
     for (const b of this.route.allNodes()) {
       const hb = new HeartbeatRequest(this.clientId, this.group, subs);
@@ -286,6 +298,8 @@ export class PushConsumer implements Node {
         return this.rebalance.onConsumerList(cookie, response as GetConsumerListResponse | null);
       case RequestCode.HEART_BEAT:
         return this.onHeartbeatDone();
+      case RequestCode.UNREGISTER_CLIENT:
+        return this.stopping.onUnregistered();
       case RequestCode.CONSUMER_SEND_MSG_BACK:
       case RequestCode.SEND_MESSAGE:
         return this.consumeService.onSendBackResponse(cookie, response);
@@ -324,7 +338,10 @@ export class PushConsumer implements Node {
         this.ctx.timer(this.config.heartbeatBrokerInterval * 1000, ClientTimer.HEARTBEAT);
         return;
       case ClientTimer.CLEAN_EXPIRED:
-        return this.cleanExpiredMsg();
+        // The concurrent service's scheduler stops with it (shutdown step 1).
+        return this.shuttingDown ? undefined : cleanExpiredMsg(this);
+      case ClientTimer.SHUTDOWN:
+        return this.stopping.onTimer(arg);
       case ClientTimer.CONSUME_DONE:
         return this.consumeService.onConsumeDone(arg);
       case ClientTimer.LOCAL_RETRY:
@@ -332,6 +349,7 @@ export class PushConsumer implements Node {
       case ClientTimer.TRY_LOCK_LATER:
         return this.orderlyService!.onTryLockDue(arg);
       case ClientTimer.LOCK_ALL:
+        if (this.shuttingDown) return; // the orderly service's scheduler stopped (shutdown step 1)
         this.rebalance.locks.lockAll();
         this.ctx.timer(CLIENT_CONSTANTS.REBALANCE_LOCK_INTERVAL * 1000, ClientTimer.LOCK_ALL);
         return;
@@ -362,33 +380,5 @@ export class PushConsumer implements Node {
     // updateConsumeOffsetToBroker: the master if the route has one, else a slave (§4.6); none: the RPC throws.
     const node = this.route.adminNode(mq);
     if (node >= 0) this.ctx.send(node, new UpdateConsumerOffsetRequest(this.group, mq, offset));
-  }
-
-  // ---------------------------------------------------------------- cleanExpiredMsg (§3.7)
-
-  private cleanExpiredMsg(): void {
-    const now = this.ctx.nowUs;
-    const timeoutUs = this.config.consumeTimeout * 60_000_000;
-    for (const [mq, pq] of this.rebalance.processQueues()) {
-      const loops = Math.min(pq.msgCount, CLIENT_CONSTANTS.CLEAN_EXPIRED_MAX_LOOP);
-      for (let i = 0; i < loops; i++) {
-        const first = pq.firstKey;
-        if (first < 0) break;
-        const startUs = pq.consumeStartUs(first);
-        if (startUs < 0 || now - startUs <= timeoutUs) break;
-        // sendMessageBack(msg, 3) to the message's broker, a synchronous RPC modelled as one whose
-        // failure shows at once: only if it went through is the message removed, without touching the
-        // offset store; a failure ends this queue's loop.
-        const node = this.route.masterNode(mq);
-        const sent = node >= 0 && this.ctx.sendChecked(node, new ConsumerSendMsgBackRequest(
-          this.group, mq, first, CLIENT_CONSTANTS.SEND_BACK_EXPIRED_DELAY_LEVEL, this.maxReconsumeTimes,
-          pq.originKey(first), pq.originBornUs(first), pq.bodyBytes(first), pq.tag(first), pq.reconsumeTimes(first),
-        ));
-        if (!sent) break;
-        this.trace.emit(this.T.expiredCleaned, now, mq, first, this.index);
-        if (pq.firstKey === first) pq.removeMessage([first], 1, now);
-      }
-    }
-    this.ctx.timer(timeoutUs, ClientTimer.CLEAN_EXPIRED);
   }
 }

@@ -194,7 +194,9 @@ describe("removing a queue (§10.5) and shutting down (§8.1)", () => {
     expect(unlock.map((u) => [...u.msg.mqs])).toEqual([[0, 1, 2]]);
     const order = b.ctx.sent.filter((s) => s.atUs === 2 * S).map((s) => s.msg.code);
     expect(order[0]).toBe(RequestCode.UNLOCK_BATCH_MQ);
-    expect(order.at(-1)).toBe(RequestCode.UNREGISTER_CLIENT);
+    // Then the persist (oneway UPDATE_CONSUMER_OFFSETs) and, last, the synchronous UNREGISTER_CLIENT (§8.2).
+    expect(order.slice(1).every((c) => c === RequestCode.UPDATE_CONSUMER_OFFSET)).toBe(true);
+    expect(requestsOf(b, RequestCode.UNREGISTER_CLIENT).map((r) => r.sentUs)).toEqual([2 * S]);
   });
 
   it("a crash unlocks nothing: the broker lock outlives the instance", () => {

@@ -443,6 +443,7 @@ function outcome(b: ConsumerBench, r: RecordedRequest, play: BrokerPlay, startUs
   let answer: (() => Command) | null;
   switch (r.msg.code) {
     case RequestCode.HEART_BEAT:
+    case RequestCode.UNREGISTER_CLIENT:
       answer = () => new SimpleResponse(ResponseCode.SUCCESS);
       break;
     case RequestCode.GET_CONSUMER_LIST_BY_GROUP: {

@@ -28,4 +28,6 @@ export const enum ClientTimer {
   REBALANCE_LATER = 13,
   /** updateTopicRouteInfoFromNameServer (with replicas only: RouteView). */
   ROUTE_POLL = 14,
+  /** The shutdown's await time ran out [1: the first time, 2: the second] (ConsumerShutdown). */
+  SHUTDOWN = 15,
 }

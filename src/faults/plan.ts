@@ -213,7 +213,12 @@ export class FaultPlan {
   private startInstance(index: number): boolean {
     const cl = this.cl;
     let c = cl.consumers[index]!;
-    if (c.state === "RUNNING") return false;
+    if (c.state === "RUNNING" && !c.shuttingDown) return false;
+    if (c.state === "RUNNING") {
+      // Still shutting down: the restarted process comes up once the old one has exited.
+      c.whenShutDown(() => this.startInstance(index));
+      return true;
+    }
     if (c.state !== "CREATE_JUST") c = cl.reincarnate(index);
     c.start();
     return true;
@@ -234,7 +239,7 @@ export class FaultPlan {
     for (const c of slots) {
       if (c.instance < n && c.state !== "RUNNING") {
         if (this.startInstance(c.index)) started++;
-      } else if (c.instance >= n && c.state === "RUNNING") {
+      } else if (c.instance >= n && c.state === "RUNNING" && !c.shuttingDown) {
         c.shutdown();
         stopped++;
       }

@@ -49,10 +49,16 @@ describe("master-crash-slave-read: nodes and replays", () => {
     expect(nodes[1]!.servedPulls).toBeGreaterThan(1000);
   });
 
-  it("every duplicate is a rollback: the redeployed instances read the returning master's 55 s offsets, below what the slave took", () => {
+  it("the duplicates are rollbacks (the redeployed instances read the returning master's 55 s offsets, below what the slave took) but for a handful of rebalance ones", () => {
+    // While both instances shut down at 175 s (broker spec §8.2), the first to unregister makes the other
+    // rebalance and take its queues for the few ms until its own shutdown ends: the calls the first one
+    // finished after persisting its offsets (step 2) come again there — the uncommitted tail, "rebalance".
     const dups = r.summary.messages.duplicates;
+    const rp = r.summary.replays!;
     expect(dups).toBeGreaterThan(100_000);
-    expect(r.summary.replays).toEqual({ rollback: dups, reset: 0, rebalance: 0, retryReplay: 0 });
+    expect([rp.reset, rp.retryReplay]).toEqual([0, 0]);
+    expect(rp.rebalance).toBeLessThanOrEqual(10);
+    expect(rp.rollback + rp.rebalance).toBe(dups);
     expect(r.summary.groups[0]!.replays).toEqual(r.summary.replays);
   });
 
@@ -60,7 +66,7 @@ describe("master-crash-slave-read: nodes and replays", () => {
     const names = expectNames(r.model.groups);
     const check = (src: string) => evaluateExpectation(parseExpectation(src, names), { summary: r.summary, series: r.series });
     expect(check("groups.G1.replays.rollback > 100000 and groups.G1.replays.retryReplay == 0").ok).toBe(true);
-    expect(check("replays.rollback == messages.duplicates")).toMatchObject({ ok: true, actual: expect.stringContaining("replays.rollback = ") });
+    expect(check("replays.rollback + replays.rebalance == messages.duplicates")).toMatchObject({ ok: true, actual: expect.stringContaining("replays.rollback = ") });
   });
 });
 

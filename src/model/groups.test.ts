@@ -26,8 +26,10 @@ const ordinary = (q: { topic: string }) => !q.topic.startsWith("%");
 const captureTypes = (...names: string[]) => (cl: Cluster) => (type: number) => names.includes(cl.trace.typeName(type));
 
 describe("a clean stop", () => {
-  // Instance 1 unregisters at 60 s; the broker notifies instance 0 at once, which rebalances
-  // immediately (4.9), asks for the committed offsets and starts pulling: one round trip or two.
+  // Instance 1 shuts down at 60 s (broker spec §8.2): its consume service stops at once (await 0), its
+  // offsets are persisted, and it unregisters — one round trip (1 ms each way) — then drops its queues at
+  // 60.002 s. The broker notifies instance 0 at once, which rebalances immediately (4.9), asks for the
+  // committed offsets and starts pulling: one round trip or two.
   const r = simulate(scenario({ faults: [{ kind: "consumerStop", at: "60s", target: "G/1" }] }));
   const s = r.summary;
 
@@ -36,16 +38,18 @@ describe("a clean stop", () => {
     expect(moved.length).toBe(2); // AVG gave instance 1 two of the four queues
     for (const q of moved) {
       const [before, after] = q.ownerHistory;
-      expect(before!.toMs).toBe(60_000);
+      expect(before!.toMs).toBe(60_002);
       expect(after!.fromMs - 60_000).toBeLessThan(1000);
       expect(after!.clientId).toBe(s.perConsumer[0]!.clientId);
     }
     expect(s.orphanQueueSeconds).toBeLessThan(2);
   });
 
-  it("loses nothing and duplicates nothing (its offsets were persisted before unregistering)", () => {
+  it("loses nothing; duplicates only the calls that ended between the persist (60 s) and the end (60.002 s)", () => {
+    // Those offsets were updated in memory after the persist and never sent (§8.2): instance 1's two
+    // queues take 250 msg/s, so about one message in those 2 ms, a few at most.
     expect(s.messages.lost).toBe(0);
-    expect(s.messages.duplicates).toBe(0);
+    expect(s.messages.duplicates).toBeLessThanOrEqual(5);
     expect(s.faults[0]!.effect).toMatch(/stopped cleanly holding 2 queue/);
   });
 });
