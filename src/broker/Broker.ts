@@ -141,23 +141,30 @@ export class Broker implements Node {
 
   // ---------------------------------------------------------------- timers
 
+  /** Start phases ("phase": "random"; null: aligned): each periodic task's first run anywhere in (0, period]. */
+  phases: (() => number) | null = null;
+  private firstOf(periodUs: number): number {
+    return this.phases === null ? periodUs : Math.max(1, Math.round(periodUs * (1 - this.phases())));
+  }
+
   /** The hold service's check: every 5 s with long polling, else every shortPollingTimeMills (§13.4). */
   startHoldService(): void {
-    this.ctx.timer(this.holdCheckPeriodMs() * 1000, BrokerTimer.HOLD_CHECK);
+    this.ctx.timer(this.firstOf(this.holdCheckPeriodMs() * 1000), BrokerTimer.HOLD_CHECK);
   }
 
   /** ClientHousekeepingService's scan and the consumer-offset flush. */
   startHousekeeping(): void {
-    this.ctx.timer(BROKER_CONSTANTS.EXPIRY_SCAN_PERIOD_MS * 1000, BrokerTimer.EXPIRY_SCAN);
-    this.ctx.timer(this.model.config.flushConsumerOffsetInterval * 1000, BrokerTimer.OFFSET_FLUSH);
-    this.ctx.timer(FLUSH_DELAY_OFFSET_INTERVAL_US, BrokerTimer.DELAY_OFFSET_FLUSH);
+    this.ctx.timer(this.firstOf(BROKER_CONSTANTS.EXPIRY_SCAN_PERIOD_MS * 1000), BrokerTimer.EXPIRY_SCAN);
+    this.ctx.timer(this.firstOf(this.model.config.flushConsumerOffsetInterval * 1000), BrokerTimer.OFFSET_FLUSH);
+    this.ctx.timer(this.firstOf(FLUSH_DELAY_OFFSET_INTERVAL_US), BrokerTimer.DELAY_OFFSET_FLUSH);
     this.slaveSync?.start();
   }
 
   /** The store's clean-up (60 s, then every cleanResourceInterval, §2.1) and simple retention (every second). */
   startRetention(): void {
     if (!this.ownsStore) return; // the group's first node keeps the shared store
-    this.ctx.timer(CLEAN_FIRST_DELAY_US, BrokerTimer.CLEAN_COMMIT_LOG);
+    const p = this.model.store.cleanResourceIntervalUs;
+    this.ctx.timer(Math.max(1, CLEAN_FIRST_DELAY_US - p + this.firstOf(p)), BrokerTimer.CLEAN_COMMIT_LOG);
     if (this.simpleRetention) this.ctx.timer(RETENTION_CHECK_PERIOD_US, BrokerTimer.RETENTION);
   }
 

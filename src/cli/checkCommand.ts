@@ -1,6 +1,7 @@
 // `rmqsim check <files|dirs…>`: runs scenarios (in parallel worker threads; results are the same as a
 // serial run because every run is deterministic), prints one line per expectation, and optionally
 // checks determinism (each run twice), drift against stored baselines, and writes JUnit XML.
+import { formatSeedSpread } from "./seedSpread.ts";
 import { basename, join, resolve } from "node:path";
 import { availableParallelism } from "node:os";
 import { normalizeScenario } from "../scenario/normalize.ts";
@@ -206,6 +207,7 @@ function formatResults(results: readonly JobResult[], options: CheckOptions): st
     if (r.drift !== undefined) out += r.drift.split("\n").map((l) => `  ${l}\n`).join("");
     if (!ok) out += `  reproduce: rmqsim run ${r.job.file} --seed ${r.job.seed}\n`;
   }
+  if (options.seeds > 1) out += formatSeedSpread(results.map((r) => ({ name: r.job.name, summary: r.summary })));
   out += `${results.length - failures} passed, ${failures} failed\n`;
   return out;
 }

@@ -49,6 +49,8 @@ export interface ConsumerSetup {
   readonly localOffsetFile?: LocalOffsetFile;
   /** The name server, for groups with replicas (null: every broker is one fixed node). */
   readonly nameServer?: NameServer | null;
+  /** "phase": "random": periodic tasks start at a random point of their period. */
+  readonly randomPhase?: boolean;
 }
 
 /** One consumer instance: a node of the cluster. */
@@ -88,6 +90,7 @@ export class PushConsumer implements Node {
   /** Broker nodes as this instance knows them. */
   readonly route: RouteView;
   private readonly stopping: ConsumerShutdown;
+  private readonly phases: (() => number) | null;
 
   constructor(
     readonly ctx: NodeContext,
@@ -104,7 +107,8 @@ export class PushConsumer implements Node {
     this.trace = ctx.trace;
     this.routes = setup.routes;
     this.profile = setup.profile;
-    this.route = new RouteView(ctx, setup.routes, setup.nameServer ?? null, groupModel.config.pollNameServerInterval);
+    this.phases = setup.randomPhase ? ctx.rng(`phase/client/${index}/${epoch}`) : null;
+    this.route = new RouteView(ctx, setup.routes, setup.nameServer ?? null, groupModel.config.pollNameServerInterval, this.phase());
     this.T = defineClientTrace(ctx.trace);
     this.config = { ...groupModel.config };
     this.orderly = groupModel.consumeMode === "ORDERLY";
@@ -170,17 +174,28 @@ export class PushConsumer implements Node {
     // sendHeartbeatToAllBrokerWithLock, then rebalanceImmediately once every broker answered or failed.
     this.heartbeatRepliesAwaited = this.route.allNodes().length;
     this.sendHeartbeats(true);
-    this.ctx.timer(CLIENT_CONSTANTS.PERSIST_INITIAL_DELAY * 1000, ClientTimer.PERSIST_ALL);
-    this.ctx.timer(CLIENT_CONSTANTS.HEARTBEAT_INITIAL_DELAY * 1000, ClientTimer.HEARTBEAT);
+    // Each first run after its initial delay, plus a random part of its period with "phase": "random".
+    const cfg = this.config;
+    this.ctx.timer(Math.round((CLIENT_CONSTANTS.PERSIST_INITIAL_DELAY + this.phase() * cfg.persistConsumerOffsetInterval) * 1000), ClientTimer.PERSIST_ALL);
+    this.ctx.timer(Math.round((CLIENT_CONSTANTS.HEARTBEAT_INITIAL_DELAY + this.phase() * cfg.heartbeatBrokerInterval) * 1000), ClientTimer.HEARTBEAT);
     // The concurrent service's cleanExpiredMsg scheduler; the orderly one's lockMQPeriodically (CLUSTERING).
-    if (!this.orderly) this.ctx.timer(this.config.consumeTimeout * 60_000_000, ClientTimer.CLEAN_EXPIRED);
-    else if (this.clustering) this.ctx.timer(CLIENT_CONSTANTS.LOCK_ALL_INITIAL_DELAY * 1000, ClientTimer.LOCK_ALL);
+    if (!this.orderly) this.ctx.timer(Math.round(cfg.consumeTimeout * 60_000_000 * (1 + this.phase())), ClientTimer.CLEAN_EXPIRED);
+    else if (this.clustering) this.ctx.timer(Math.round((CLIENT_CONSTANTS.LOCK_ALL_INITIAL_DELAY + this.phase() * CLIENT_CONSTANTS.REBALANCE_LOCK_INTERVAL) * 1000), ClientTimer.LOCK_ALL);
   }
 
   /** DefaultMQPushConsumerImpl#shutdown in its five steps over time (ConsumerShutdown, broker spec §8.2). */
   shutdown(): void {
     if (this.state !== "RUNNING" || this.stopping.step !== ShutdownStep.NONE) return;
     this.stopping.begin();
+  }
+
+  /**
+   * A start phase in [0, 1) for one periodic task ("phase": "random", broker spec-free modelling choice: the
+   * client instance's scheduler started at an arbitrary instant); 0 when aligned.
+   */
+  phase(): number {
+    // Whole milliseconds: timers are integer µs and every client period is in ms.
+    return this.phases === null ? 0 : Math.floor(this.phases() * 1000) / 1000;
   }
 
   /** Whether a shutdown is under way or done (the state stays RUNNING until its last step). */

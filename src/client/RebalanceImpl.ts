@@ -93,7 +93,7 @@ export class RebalanceImpl {
   /** RebalanceService thread start: its first wait is the full interval unless woken. */
   start(): void {
     this.lastRebalanceUs = this.ctx.nowUs; // 5.2+: lastRebalanceTimestamp = construction time
-    this.timerId = this.ctx.timer(CLIENT_CONSTANTS.REBALANCE_WAIT_INTERVAL * 1000, ClientTimer.REBALANCE);
+    this.timerId = this.ctx.timer(Math.round(CLIENT_CONSTANTS.REBALANCE_WAIT_INTERVAL * 1000 * (1 - this.consumer.phase())), ClientTimer.REBALANCE);
   }
 
   /** MQClientInstance#rebalanceImmediately. */

@@ -27,6 +27,8 @@ export class RouteView {
     private readonly nameServer: NameServer | null,
     /** pollNameServerInterval, ms. */
     private readonly pollIntervalMs: number,
+    /** The polls' start phase in [0, 1) of the interval (0: aligned). */
+    private readonly phase = 0,
   ) {
     this.addrs = new BrokerAddrTable(routes.brokerCount);
     this.pullFrom = new Uint8Array(nameServer === null ? 0 : routes.queues.length);
@@ -45,7 +47,7 @@ export class RouteView {
   /** The name server changed: the copy catches up at the next poll (only then is a timer needed). */
   nameServerChanged(): void {
     if (this.nameServer === null || this.startedUs < 0 || this.pollArmed) return;
-    const first = this.startedUs + ROUTE_POLL_FIRST_US;
+    const first = this.startedUs + ROUTE_POLL_FIRST_US + Math.round(this.phase * this.pollIntervalMs * 1000);
     const period = this.pollIntervalMs * 1000;
     const now = this.ctx.nowUs;
     const k = now <= first ? 0 : Math.ceil((now - first) / period);

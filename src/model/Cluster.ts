@@ -99,6 +99,7 @@ export class Cluster {
         replication = { node: n.index, replica, nameServer: this.nameServer!, store: groupStores[n.broker] ?? null, scheduleLog: groupLogs[n.broker]! };
       }
       const broker = new Broker(this.transport.context(addr), b, this.routes, model.profile, this.producers, observer, replication);
+      if (model.phase === "random") broker.phases = this.streams.get(`phase/broker/${n.name}`);
       groupStores[n.broker] ??= broker.store;
       this.transport.attach(addr, broker);
       this.nodes.push(broker);
@@ -148,7 +149,7 @@ export class Cluster {
     const setup: ConsumerSetup = {
       routes: this.routes, profile: this.model.profile, brokerCount: this.brokers.length, listeners: this.listeners,
       stats: this.clientStats, observer: this.observer, strategy: this.strategies[group]!,
-      localOffsetFile: (this.localOffsetFiles[slot] ??= new Map()), nameServer: this.nameServer,
+      localOffsetFile: (this.localOffsetFiles[slot] ??= new Map()), nameServer: this.nameServer, randomPhase: this.model.phase === "random",
     };
     const addr = clientAddr(slot, epoch);
     const c = new PushConsumer(this.transport.context(addr), slot, epoch, this.model.groups[group]!, instance, clientId, setup);

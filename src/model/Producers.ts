@@ -34,6 +34,8 @@ export class Producers implements MessageSource {
   private readonly kindRoutePoll: number;
   /** The route poll already scheduled (µs), −1 if none: polls run only after a broker changed. */
   private routePollAtUs = -1;
+  /** The producers' route polls' start phase in [0, 1) of the interval ("phase": "random"; 0: aligned). */
+  private readonly pollPhase: number;
   /** Per global queue: its index in its topic's queue list. */
   private readonly topicQueueIndex: Int32Array;
 
@@ -44,6 +46,7 @@ export class Producers implements MessageSource {
     private readonly sched: Scheduler,
     streams: RandomStreams,
   ) {
+    this.pollPhase = model.phase === "random" ? streams.get("phase/producers")() : 0;
     this.kindArrival = sched.defineKind("topicArrival", (topic) => this.onArrival(topic));
     this.kindRoutePoll = sched.defineKind("producerRoutePoll", () => this.onRoutePoll());
     this.topicQueueIndex = new Int32Array(routes.queues.length).fill(-1);
@@ -169,8 +172,9 @@ export class Producers implements MessageSource {
    */
   brokerStateChanged(): void {
     const now = this.sched.nowUs;
-    const k = Math.max(0, Math.ceil((now - ROUTE_POLL_FIRST_US) / ROUTE_POLL_INTERVAL_US));
-    const at = ROUTE_POLL_FIRST_US + k * ROUTE_POLL_INTERVAL_US;
+    const first = ROUTE_POLL_FIRST_US + Math.round(this.pollPhase * ROUTE_POLL_INTERVAL_US);
+    const k = Math.max(0, Math.ceil((now - first) / ROUTE_POLL_INTERVAL_US));
+    const at = first + k * ROUTE_POLL_INTERVAL_US;
     if (this.routePollAtUs === at) return;
     this.routePollAtUs = at;
     this.sched.scheduleAt(at, this.kindRoutePoll, 0);

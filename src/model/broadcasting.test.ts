@@ -10,7 +10,7 @@ const S = 1_000_000;
 
 function broadcast(faults: unknown[] = [], listener: Record<string, unknown> = {}): ScenarioInput {
   return {
-    name: "broadcast", seed: 5, duration: "60s", network: { latency: "1ms" },
+    name: "broadcast", seed: 5, phase: "aligned", duration: "60s", network: { latency: "1ms" },
     brokers: [{ name: "broker-a" }, { name: "broker-b" }],
     topics: [{ name: "T", brokers: ["broker-a", "broker-b"], queuesPerBroker: 2, produce: { rate: 200, arrival: "uniform" } }],
     groups: [{ name: "G", instances: 3, messageModel: "BROADCASTING", subscribe: { T: "*" }, listener: { consumeTime: "1ms", ...listener } }],

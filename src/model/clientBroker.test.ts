@@ -38,7 +38,7 @@ interface RigInput {
 /** A started cluster: broker-a, topic T, group G, 1 ms links, capturing every trace record. */
 function rig(input: RigInput = {}) {
   const model = normalizeScenario({
-    name: "client-broker",
+    name: "client-broker", phase: "aligned",
     seed: 1,
     duration: "10m",
     profile: "4.9",

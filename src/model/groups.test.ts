@@ -10,7 +10,7 @@ import type { Cluster } from "./Cluster.ts";
 
 function scenario(over: Record<string, unknown> = {}, group: Record<string, unknown> = {}, topic: Record<string, unknown> = {}): ScenarioInput {
   return {
-    name: "g",
+    name: "g", phase: "aligned",
     seed: 3,
     duration: "4m",
     brokers: [{ name: "broker-a" }],

@@ -11,7 +11,7 @@ const S = 1_000_000;
 /** 2 brokers × 2 queues of T at 400 msg/s (100 per queue), two orderly instances, 2 ms per message. */
 function orderly(o: { profile?: "4.9" | "5.x"; duration?: string; faults?: unknown[]; listener?: Record<string, unknown>; config?: Record<string, number> } = {}): ScenarioInput {
   return {
-    name: "orderly", seed: 3, duration: o.duration ?? "90s", profile: o.profile ?? "4.9", network: { latency: "1ms" },
+    name: "orderly", seed: 3, phase: "aligned", duration: o.duration ?? "90s", profile: o.profile ?? "4.9", network: { latency: "1ms" },
     brokers: [{ name: "broker-a" }, { name: "broker-b" }],
     topics: [{ name: "T", brokers: ["broker-a", "broker-b"], queuesPerBroker: 2, produce: { rate: 400, arrival: "uniform" } }],
     groups: [{
@@ -162,7 +162,7 @@ describe("a partition between an orderly instance and a broker (scenarios/orderl
 describe("review findings (issue 12): runs that used to fail their checks", () => {
   const T2 = { name: "T", brokers: ["broker-a", "broker-b"], queuesPerBroker: 4, produce: { rate: 400, arrival: "poisson", bodyBytes: "1KiB" } };
   const base = (groups: unknown[], faults: unknown[] = [], duration = "150s", profile = "4.9") => ({
-    name: "review", seed: 1, duration, profile, brokers: [{ name: "broker-a" }, { name: "broker-b" }], topics: [T2], groups, faults,
+    name: "review", seed: 1, phase: "aligned", duration, profile, brokers: [{ name: "broker-a" }, { name: "broker-b" }], topics: [T2], groups, faults,
   }) as unknown as ScenarioInput;
   const G = (o: Record<string, unknown>) => ({ name: "G", subscribe: { T: "*" }, listener: { consumeTime: { dist: "lognormal", median: "2ms", p99: "10ms" } }, ...o });
 

@@ -11,7 +11,7 @@ const S = 1_000_000;
 /** 2 brokers × 4 queues, 800 msg/s evenly spaced (100 per queue per second), broker-a read-only 20–40 s. */
 function routing(o: { seed?: number; queueSelect?: unknown; faults?: unknown[]; duration?: string; groups?: unknown[]; rate?: number; latencyFault?: boolean; profile?: string } = {}): ScenarioInput {
   return {
-    name: "routing", seed: o.seed ?? 1, duration: o.duration ?? "60s", network: { latency: "1ms" }, profile: o.profile ?? "4.9",
+    name: "routing", seed: o.seed ?? 1, phase: "aligned", duration: o.duration ?? "60s", network: { latency: "1ms" }, profile: o.profile ?? "4.9",
     brokers: [{ name: "broker-a" }, { name: "broker-b" }],
     topics: [{ name: "T", brokers: ["broker-a", "broker-b"], queuesPerBroker: 4, produce: { rate: o.rate ?? 800, arrival: "uniform", queueSelect: o.queueSelect ?? "roundRobin", ...(o.latencyFault ? { sendLatencyFaultEnable: true } : {}) } }],
     groups: (o.groups ?? [{ name: "G", subscribe: { T: "*" }, listener: { consumeTime: "1ms" } }]) as ScenarioInput["groups"],

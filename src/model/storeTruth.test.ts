@@ -14,7 +14,7 @@ const CHECKS = { checkEveryUs: S };
  */
 function replayScenario(duration: string, faults: unknown[], extraGroups: unknown[] = []): ScenarioInput {
   return {
-    name: "replay", duration, profile: "5.x", network: { latency: "1ms" }, brokers: [{ name: "b" }],
+    name: "replay", phase: "aligned", duration, profile: "5.x", network: { latency: "1ms" }, brokers: [{ name: "b" }],
     topics: [{ name: "T", brokers: ["b"], queuesPerBroker: 1, produce: { rate: 2000, arrival: "uniform" } }],
     groups: [{ name: "G", subscribe: { T: "*" }, listener: { consumeTime: "1ms" } }, ...(extraGroups as ScenarioInput["groups"])],
     faults: faults as ScenarioInput["faults"],
@@ -67,7 +67,7 @@ describe("a crash that loses the commit-log tail (brokerCrash lose)", () => {
   // SUBSCRIPTION_NOT_EXIST (b's registry is empty) until its heartbeat at ~61 s; the next pull finds b#0's
   // max ~2 040 < 30 000: OFFSET_OVERFLOW_BADLY.
   const crash = (legacy: boolean): ScenarioInput => ({
-    name: "tail", duration: "120s", profile: "4.9", network: { latency: "1ms" },
+    name: "tail", phase: "aligned", duration: "120s", profile: "4.9", network: { latency: "1ms" },
     brokers: [{ name: "b", config: { overflowBadlyToZero: legacy } }, { name: "c" }],
     topics: [{ name: "T", brokers: ["b", "c"], queuesPerBroker: 1, produce: { rate: 2000, arrival: "uniform" } }],
     groups: [{ name: "G", subscribe: { T: "*" }, listener: { consumeTime: "1ms" } }],
@@ -110,7 +110,7 @@ describe("a full disk (diskSpaceWarningLevelRatio, broker spec §2.5)", () => {
     // moves the round-robin index on to c (broker spec §7.2), so the next send's plain draw is b again —
     // every one of the 60 000 sends of the last minute tries b first and is stored on c.
     const r = simulate({
-      name: "disk", duration: "120s", network: { latency: "1ms" },
+      name: "disk", phase: "aligned", duration: "120s", network: { latency: "1ms" },
       brokers: [{ name: "b", store: { diskBytes: "30MiB" } }, { name: "c" }],
       topics: [{ name: "T", brokers: ["b", "c"], queuesPerBroker: 1, produce: { rate: 1000, arrival: "uniform" } }],
       groups: [{ name: "G", subscribe: { T: "*" }, listener: { consumeTime: "1ms" } }],

@@ -195,6 +195,7 @@ export const MAX_MESSAGE_SIZE_RANGE: readonly [number, number] = [1, 1024 ** 3];
 
 /** Scenario-level defaults. */
 export const SCENARIO_DEFAULTS = Object.freeze({
+  phase: "random" as "random" | "aligned",
   seed: 1,
   duration: "10m",
   sampleEvery: "1s",

@@ -34,7 +34,7 @@ import { normalizeReplication } from "./replication.ts";
 
 const TOP_KEYS = [
   "$schema", "name", "description", "seed", "duration", "sampleEvery", "profile", "brokers", "network",
-  "topics", "groups", "faults", "expect", "startTime",
+  "topics", "groups", "faults", "expect", "startTime", "phase",
 ];
 const CONSUME_MODES = ["CONCURRENTLY", "ORDERLY"] as const;
 const MESSAGE_MODELS = ["CLUSTERING", "BROADCASTING"] as const;
@@ -58,6 +58,7 @@ export function normalizeScenario(raw: unknown): Model {
     throw new InputError("sampleEvery", "gives more than 1,000,000 samples for this duration; sample less often");
   }
   const profile = raw.profile === undefined ? SCENARIO_DEFAULTS.profile : readEnum(raw, "profile", "profile", ["4.7", "4.9", "5.x"]);
+  const phase = raw.phase === undefined ? SCENARIO_DEFAULTS.phase : readEnum(raw, "phase", "phase", ["random", "aligned"] as const);
   let latencySpec: unknown = SCENARIO_DEFAULTS.networkLatency;
   if (raw.network !== undefined) {
     if (!isRecord(raw.network)) throw new InputError("network", "must be an object");
@@ -133,7 +134,7 @@ export function normalizeScenario(raw: unknown): Model {
     }
   });
   const description = raw.description === undefined ? "" : readString(raw, "description", "description", true);
-  return { name, description, seed, durationUs, sampleEveryUs, profile, latency, brokers, topics, groups, faults, expect, expectations, input };
+  return { name, description, seed, durationUs, sampleEveryUs, profile, phase, latency, brokers, topics, groups, faults, expect, expectations, input };
 }
 
 function uniqueNames(items: { name: string }[], path: string): void {

@@ -24,6 +24,7 @@ export interface ScenarioInput {
   duration?: string | number;
   sampleEvery?: string | number;
   profile?: Profile;
+  phase?: "random" | "aligned";
   brokers: BrokerInput[];
   network?: { latency?: unknown };
   topics: TopicInput[];
@@ -147,6 +148,12 @@ export interface Model {
   durationUs: number;
   sampleEveryUs: number;
   profile: Profile;
+  /**
+   * "random": every broker and client process started at an arbitrary instant, so each periodic task's
+   * first run falls at a random point of its period (from the node's own stream); "aligned": all start
+   * together at t = 0 (teaching scenarios whose timings are derived by hand). Absent: aligned.
+   */
+  phase?: "random" | "aligned";
   latency: Dist;
   brokers: BrokerModel[];
   topics: TopicModel[];
