@@ -544,6 +544,12 @@ describe("start (§12.4)", () => {
     ]);
   });
 
+  it.each(["4.9", "5.x"] as const)("start (%s): cleanExpiredMsg runs every consumeTimeout minutes — 5.x has no separate scan period (verified in 5.0.0 … HEAD: scheduleAtFixedRate(consumeTimeout, consumeTimeout, MINUTES))", (profile) => {
+    const b = tinyConsumer({ profile, config: { consumeTimeout: 2 } });
+    b.c.start();
+    expect(b.ctx.pendingTimers(ClientTimer.CLEAN_EXPIRED).map((t) => t.atUs)).toEqual([2 * 60_000 * MS]);
+  });
+
   it("start: the first rebalance waits for every broker's heartbeat answer", () => {
     const b = tinyConsumer({ brokers: 2 });
     const { ctx, c } = b;
