@@ -52,7 +52,7 @@ export interface CliEnv {
 }
 
 export const nodeFs: CliFs = {
-  readText: (file) => fsp.readFile(file, "utf8"),
+  readText: (file) => readTextCapped(file, INPUT_BYTES_MAX),
   readDir: (dir) => fsp.readdir(dir),
   kind: async (path) => {
     try {
@@ -92,4 +92,30 @@ export function realEnv(): CliEnv {
     },
     exitNow: (code) => process.exit(code),
   };
+}
+
+/** The largest input file read (a scenario, a baseline, a sweep result): 64 MiB. */
+export const INPUT_BYTES_MAX = 64 * 1024 * 1024;
+
+/**
+ * Reads a file as UTF-8, in chunks, refusing it (an error with code EFBIG) once it passes `maxBytes` — so
+ * `/dev/zero` or a huge file fails fast instead of exhausting memory ("Invalid string length").
+ */
+export async function readTextCapped(file: string, maxBytes: number): Promise<string> {
+  const handle = await fsp.open(file, "r");
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const buf = Buffer.alloc(1 << 20);
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > maxBytes) throw Object.assign(new Error(`larger than ${maxBytes} bytes`), { code: "EFBIG" });
+      chunks.push(Buffer.from(buf.subarray(0, bytesRead)));
+    }
+    return Buffer.concat(chunks).toString("utf8");
+  } finally {
+    await handle.close();
+  }
 }

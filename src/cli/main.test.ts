@@ -141,6 +141,18 @@ describe("rmqsim run: bad input exits 2 with one line naming the problem", () =>
     expectBadInput({ code, err: env.err(), out: env.out() }, /dir\.json: is a directory/);
   });
 
+  it("a scenario named \"..\" or \".\" is refused (it would name the working directory as its report folder)", async () => {
+    for (const name of ["..", "."]) {
+      const r = await runScenario(scenarioWith((s) => (s.name = name)));
+      expectBadInput(r, /^rmqsim: s\.json: name: "\.{1,2}" must be 1–127 characters .*starting with a letter or digit/);
+    }
+  });
+
+  it("an empty --out is refused", async () => {
+    const r = await runScenario(scenarioWith(() => {}), "--out", "");
+    expectBadInput(r, /^rmqsim: --out: must name a directory \(it is empty\)/);
+  });
+
   it("an unknown key, with a suggestion", async () => {
     const r = await runScenario(scenarioWith((s) => (s.durationn = "1m")));
     expectBadInput(r, /^rmqsim: s\.json: durationn: unknown key "durationn" — did you mean "duration"\?/);

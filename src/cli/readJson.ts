@@ -25,6 +25,7 @@ export function fileError(file: string, error: unknown): unknown {
   if (code === "EISDIR") return new BadInputError(file, "is a directory, not a scenario file");
   if (code === "EACCES" || code === "EPERM") return new BadInputError(file, "permission denied");
   if (code === "ENOTDIR") return new BadInputError(file, "a part of the path is not a directory");
+  if (code === "EFBIG") return new BadInputError(file, "is larger than 64 MiB: not a scenario (or result) file rmqsim reads");
   return error;
 }
 

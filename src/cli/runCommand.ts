@@ -6,7 +6,7 @@ import { applySets, parseSet, type SetOverride } from "../scenario/overrides.ts"
 import { InputError } from "../scenario/errors.ts";
 import type { RunOutput, RunRequest } from "./computeRun.ts";
 import type { CliEnv } from "./env.ts";
-import { EXIT, inFile } from "./errors.ts";
+import { BadInputError, EXIT, inFile } from "./errors.ts";
 import { parseCheckEvery, parseDurationOption, parseSeed } from "./overrides.ts";
 import { progressMode, progressView } from "./progress.ts";
 import { readJsonFile } from "./readJson.ts";
@@ -60,6 +60,7 @@ export function planRun(options: RunOptions, raw: unknown, cwd: string, startedA
   } catch (error) {
     throw inFile(options.scenario, blameSet(error, sets));
   }
+  if (options.out !== undefined && options.out.trim() === "") throw new BadInputError("--out", "must name a directory (it is empty)");
   const outDir = resolve(cwd, options.out ?? `reports/${name}`);
   const checkEveryUs = options.checkEvery === undefined ? 0 : parseCheckEvery(options.checkEvery);
   const request: RunRequest = { scenario, trace: options.trace, charts: options.charts, startedAt, ...(checkEveryUs > 0 ? { checkEveryUs } : {}) };

@@ -163,7 +163,7 @@ describe("aggregates over a series", () => {
   });
 
   it("a window holding no sample gives NaN, and every comparison with NaN fails", () => {
-    expect(run("max(lag.committed, 4500ms..4900ms) < 1")).toMatchObject({ ok: false, actual: "max(lag.committed, 4500ms..4900ms) = NaN" });
+    expect(run("max(lag.committed, 4500ms..4900ms) < 1")).toMatchObject({ ok: false, actual: "max(lag.committed, 4500ms..4900ms) = NaN, not a number: no sample in that window (or before the first sample)" });
     expect(holds("max(lag.committed, 4500ms..4900ms) != 1")).toBe(false);
   });
 
@@ -184,7 +184,7 @@ describe("at(series, time)", () => {
   });
 
   it("before the first sample is NaN, so the comparison is false", () => {
-    expect(run("at(lag.committed, 500ms) < 1000")).toMatchObject({ ok: false, actual: "at(lag.committed, 500ms) = NaN" });
+    expect(run("at(lag.committed, 500ms) < 1000")).toMatchObject({ ok: false, actual: "at(lag.committed, 500ms) = NaN, not a number: no sample in that window (or before the first sample)" });
     expect(holds("at(lag.committed, 500ms) >= 1000")).toBe(false);
   });
 });
@@ -436,5 +436,21 @@ describe("per-group figures (issue 12): groups.<group>.<figure>, groups.<group>.
       name: "n", brokers: [{ name: "b" }], topics: [{ name: "T", brokers: ["b"] }],
       groups: [{ name: "G", subscribe: { T: "*" } }], expect: ["groups.H.dropped == 0"],
     })).toThrow(/expect\.0.*unknown name "groups\.H\.dropped"/);
+  });
+});
+
+describe("own properties only, and NaN is never a silent fail (issue 15 item 2)", () => {
+  it("a prototype name is no series and no unit: max(constructor) and 5constructor are rejected when parsed", () => {
+    expect(rejection("max(constructor) > 1").message).toMatch(/"constructor" is not a time series/);
+    expect(rejection("5constructor > 1").message).toMatch(/unknown unit "constructor"/);
+    expect(rejection("toString > 1").message).toMatch(/toString/);
+  });
+
+  it("a comparison with a side that has no value fails and says which", () => {
+    // A figure named in the vocabulary that this run does not have (e.g. replays without replicas).
+    const names: ExpectNames = { summaryPaths: [...numericPaths(SUMMARY), "replays.rollback"], variables: [] };
+    const r = evaluateExpectation(parseExpectation("replays.rollback >= 0", names), { summary: SUMMARY, series: SERIES });
+    expect(r.ok).toBe(false);
+    expect(r.actual).toMatch(/not a number: replays\.rollback has no value in this run/);
   });
 });

@@ -29,9 +29,20 @@ export function evaluateExpectation(e: Expectation, input: EvalInput): ExpectRes
     }
     const l = value(c.cond.l, input, -1, parts);
     const r = value(c.cond.r, input, -1, parts);
-    if (!compare(l, c.cond.op, r)) ok = false;
+    if (Number.isNaN(l) || Number.isNaN(r)) {
+      // Never a silent fail: say which side has no value (a figure this run does not have, an empty window).
+      ok = false;
+      parts.push(`not a number: ${whyNaN(Number.isNaN(l) ? c.cond.l : c.cond.r)}`);
+    } else if (!compare(l, c.cond.op, r)) ok = false;
   }
   return { expression: e.source, ok, actual: [...new Set(parts)].join(", ") };
+}
+
+/** Why a side of a comparison has no value. */
+function whyNaN(n: ExprNode): string {
+  if (n.k === "name") return `${n.name} has no value in this run`;
+  if (n.k === "agg" || n.k === "at") return "no sample in that window (or before the first sample)";
+  return "a side of the comparison is not a number";
 }
 
 function value(n: ExprNode, input: EvalInput, sample: number, parts: string[] | null): number {
@@ -47,7 +58,7 @@ function value(n: ExprNode, input: EvalInput, sample: number, parts: string[] | 
     }
     case "name": {
       if (n.series && sample >= 0) return input.series.columns[n.series][sample] ?? NaN;
-      const v = input.variables && n.name in input.variables ? input.variables[n.name]! : lookup(input.summary, n.name);
+      const v = input.variables && Object.hasOwn(input.variables, n.name) ? input.variables[n.name]! : lookup(input.summary, n.name);
       parts?.push(`${n.name} = ${fmt(v)}`);
       return v;
     }

@@ -89,7 +89,7 @@ function tokenize(src: string): Tok[] {
     const num = /^(\d+(?:\.\d+)?|\.\d+)([A-Za-z]+)?/.exec(src.slice(i));
     if (num && !(src[i] === "." && src[i + 1] === ".")) {
       const unit = num[2] ?? "";
-      if (unit !== "" && !(unit in UNITS)) {
+      if (unit !== "" && !Object.hasOwn(UNITS, unit)) {
         throw new ExpectError(src, i + num[1]!.length, `unknown unit "${unit}" (durations: us ms s m h; sizes: B KiB MiB GiB TiB)`);
       }
       const scaled = Number(num[1]) * (unit ? UNITS[unit]! : 1);
@@ -299,7 +299,7 @@ function tokText(t: Tok): string {
 }
 
 function seriesOf(name: string): SeriesColumn | null {
-  if (name in SERIES_ALIASES) return SERIES_ALIASES[name]!;
+  if (Object.hasOwn(SERIES_ALIASES, name)) return SERIES_ALIASES[name]!;
   return (SERIES_COLUMNS as readonly string[]).includes(name) ? (name as SeriesColumn) : null;
 }
 

@@ -36,10 +36,9 @@ const TOP_KEYS = [
   "$schema", "name", "description", "seed", "duration", "sampleEvery", "profile", "brokers", "network",
   "topics", "groups", "faults", "expect", "startTime", "phase",
 ];
-const CONSUME_MODES = ["CONCURRENTLY", "ORDERLY"] as const;
-const MESSAGE_MODELS = ["CLUSTERING", "BROADCASTING"] as const;
+const CONSUME_MODES = ["CONCURRENTLY", "ORDERLY"] as const, MESSAGE_MODELS = ["CLUSTERING", "BROADCASTING"] as const;
 const CONSUME_FROM = ["CONSUME_FROM_LAST_OFFSET", "CONSUME_FROM_FIRST_OFFSET", "CONSUME_FROM_TIMESTAMP"] as const;
-const NAME_RE = /^[A-Za-z0-9_.-]{1,127}$/;
+const NAME_RE = /^[A-Za-z0-9_.-]{1,127}$/, SCENARIO_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,126}$/;
 /** Consumer fields where −1 means "off" and 0 is invalid (spec §10.4, §15.5). Not maxReconsumeTimes: 0 is a real setting there. */
 const OFF_BY_MINUS_ONE: ReadonlySet<keyof ConsumerConfig> = new Set(["pullThresholdForTopic", "pullThresholdSizeForTopic"]);
 
@@ -48,7 +47,7 @@ export function normalizeScenario(raw: unknown): Model {
   checkKeys(raw, TOP_KEYS, "");
   const input = raw as unknown as ScenarioInput;
   const name = readString(raw, "name", "name");
-  if (!NAME_RE.test(name)) throw new InputError("name", `"${name}" must be 1–127 characters of A–Z a–z 0–9 _ . -`);
+  if (!SCENARIO_NAME_RE.test(name)) throw new InputError("name", `"${name}" must be 1–127 characters of A–Z a–z 0–9 _ . -, starting with a letter or digit (it names the report folder)`);
   const seed = raw.seed === undefined ? SCENARIO_DEFAULTS.seed : readInt(raw, "seed", "seed", 0, 2 ** 32 - 1);
   const durationUs = parseDurationUs(raw.duration ?? SCENARIO_DEFAULTS.duration, "duration");
   if (durationUs <= 0) throw new InputError("duration", "must be greater than 0");
