@@ -31,6 +31,7 @@ import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } 
 import { normalizeStore, parseStartTime } from "./store.ts";
 import { normalizeListener } from "./listener.ts";
 import { normalizeReplication } from "./replication.ts";
+import { assertJsonShape } from "./jsonShape.ts";
 
 const TOP_KEYS = [
   "$schema", "name", "description", "seed", "duration", "sampleEvery", "profile", "brokers", "network",
@@ -44,9 +45,9 @@ const OFF_BY_MINUS_ONE: ReadonlySet<keyof ConsumerConfig> = new Set(["pullThresh
 
 export function normalizeScenario(raw: unknown): Model {
   if (!isRecord(raw)) throw new InputError("(scenario)", "must be a JSON object");
+  assertJsonShape(raw);
   checkKeys(raw, TOP_KEYS, "");
-  const input = raw as unknown as ScenarioInput;
-  const name = readString(raw, "name", "name");
+  const input = raw as unknown as ScenarioInput, name = readString(raw, "name", "name");
   if (!SCENARIO_NAME_RE.test(name)) throw new InputError("name", `"${name}" must be 1–127 characters of A–Z a–z 0–9 _ . -, starting with a letter or digit (it names the report folder)`);
   const seed = raw.seed === undefined ? SCENARIO_DEFAULTS.seed : readInt(raw, "seed", "seed", 0, 2 ** 32 - 1);
   const durationUs = parseDurationUs(raw.duration ?? SCENARIO_DEFAULTS.duration, "duration");
