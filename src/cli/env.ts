@@ -3,6 +3,7 @@
 // tests hand the commands fakes instead, so no command reaches for a global.
 import * as fsp from "node:fs/promises";
 import { rmSync } from "node:fs";
+import { dirname, resolve as resolvePath } from "node:path";
 import type { RunEngine } from "./engine.ts";
 import { workerEngine } from "./workerEngine.ts";
 import { workerPool, type EnginePool } from "./workerPool.ts";
@@ -63,9 +64,7 @@ export const nodeFs: CliFs = {
       throw error;
     }
   },
-  mkdir: async (dir) => {
-    await fsp.mkdir(dir, { recursive: true });
-  },
+  mkdir: (dir) => mkdirLevels(dir),
   writeFile: (file, data) => fsp.writeFile(file, data),
   rename: (from, to) => fsp.rename(from, to),
   remove: (path) => fsp.rm(path, { recursive: true, force: true }),
@@ -117,5 +116,37 @@ export async function readTextCapped(file: string, maxBytes: number): Promise<st
     return Buffer.concat(chunks).toString("utf8");
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * mkdir -p one level at a time: Node's recursive mkdir spins forever on some pseudo file systems
+ * (`--out /proc/x`, issue 15 item 5); here each missing level is created on its own and the first that
+ * fails — or an existing part of the path that is not a directory — ends it with that error.
+ */
+export async function mkdirLevels(dir: string): Promise<void> {
+  const missing: string[] = [];
+  let p = resolvePath(dir);
+  for (;;) {
+    let st;
+    try {
+      st = await fsp.stat(p);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "ENOENT") throw error;
+      missing.push(p);
+      const up = dirname(p);
+      if (up === p) break;
+      p = up;
+      continue;
+    }
+    if (!st.isDirectory()) throw Object.assign(new Error(`${p} is not a directory`), { code: "ENOTDIR" });
+    break;
+  }
+  for (let i = missing.length - 1; i >= 0; i--) {
+    try {
+      await fsp.mkdir(missing[i]!);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "EEXIST") throw error;
+    }
   }
 }

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readTextCapped } from "./env.ts";
+import { mkdirLevels, readTextCapped } from "./env.ts";
 import { fileError } from "./readJson.ts";
 import { BadInputError } from "./errors.ts";
 
@@ -26,5 +26,24 @@ describe("readTextCapped", () => {
     const e = fileError("big.json", Object.assign(new Error("x"), { code: "EFBIG" }));
     expect(e).toBeInstanceOf(BadInputError);
     expect(String((e as Error).message)).toMatch(/larger than 64 MiB/);
+  });
+});
+
+describe("mkdirLevels (issue 15 item 5)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "rmqsim-mk-"));
+
+  it("creates the missing levels of a path", async () => {
+    await mkdirLevels(join(dir, "a", "b", "c"));
+    expect(existsSync(join(dir, "a", "b", "c"))).toBe(true);
+    await mkdirLevels(join(dir, "a", "b", "c")); // already there: nothing to do
+  });
+
+  it("a file on the way is ENOTDIR", async () => {
+    writeFileSync(join(dir, "f"), "x");
+    await expect(mkdirLevels(join(dir, "f", "g"))).rejects.toMatchObject({ code: "ENOTDIR" });
+  });
+
+  it.runIf(existsSync("/proc/self"))("a directory procfs will not create fails at once instead of spinning (--out /proc/x)", async () => {
+    await expect(mkdirLevels("/proc/rmqsim-x/y")).rejects.toMatchObject({ code: "ENOENT" });
   });
 });
