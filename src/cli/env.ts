@@ -44,6 +44,8 @@ export interface CliEnv {
   engine: RunEngine;
   /** A pool of n long-lived engines for many runs (check, sweep); absent: use `engine`. */
   pool?: (n: number) => EnginePool;
+  /** Whether a process id is alive (stale report siblings of dead runs are removed); absent: never removed. */
+  pidAlive?: (pid: number) => boolean;
   /** Wall-clock time, for run.json's startedAt. */
   now: () => Date;
   /** Registers a Ctrl-C handler; returns a function that removes it. */
@@ -90,6 +92,14 @@ export function realEnv(): CliEnv {
       return () => void process.off("SIGINT", handler);
     },
     exitNow: (code) => process.exit(code),
+    pidAlive: (pid) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch (error) {
+        return (error as { code?: unknown }).code === "EPERM"; // alive, someone else's
+      }
+    },
   };
 }
 

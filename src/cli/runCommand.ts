@@ -102,7 +102,7 @@ export async function runCommand(options: RunOptions, env: CliEnv): Promise<numb
     output = await handle.done;
     view.done();
     await checkReportTarget(env.fs, plan.outDir, shownOut);
-    await writeReportDir(env.fs, plan.outDir, output.files, env.pid, { onTemp: (dir) => void (temp = dir) });
+    await writeReportDir(env.fs, plan.outDir, output.files, env.pid, { onTemp: (dir) => void (temp = dir), ...(env.pidAlive ? { pidAlive: env.pidAlive } : {}) });
   } finally {
     view.done();
     dispose();

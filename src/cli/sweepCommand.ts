@@ -167,7 +167,7 @@ async function checkSweepTarget(env: CliEnv, dir: string, shown: string): Promis
 
 async function writeSweep(env: CliEnv, result: SweepResult, outDir: string, charts: boolean): Promise<void> {
   const files = await renderSweep(result, { charts });
-  await writeReportDir(env.fs, outDir, files, env.pid);
+  await writeReportDir(env.fs, outDir, files, env.pid, env.pidAlive ? { pidAlive: env.pidAlive } : {});
 }
 
 /** The terminal summary: a line per point and the recommendation with its reason. */

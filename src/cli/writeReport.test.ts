@@ -100,3 +100,21 @@ describe("rmqsim run: the report is written all or nothing", () => {
     expect(existsSync(join(env.cwd, "reports", "tiny.tmp-4242"))).toBe(false);
   });
 });
+
+describe("stale siblings of a killed run (issue 15 item 7)", () => {
+  it("a write removes <dir>.tmp-<pid> and <dir>.old-<pid> of dead processes, keeping live runs' and other names", async () => {
+    const root = tempDir();
+    const dir = join(root, "rep");
+    for (const n of ["rep.tmp-111", "rep.old-222", "rep.tmp-333", "rep.tmp-x", "other.tmp-111"]) mkdirSync(join(root, n));
+    const alive = new Set([333]);
+    await writeReportDir(nodeFs, dir, new Map([["summary.json", "{}"]]), 999, { pidAlive: (pid) => alive.has(pid) });
+    expect(readdirSync(root).sort()).toEqual(["other.tmp-111", "rep", "rep.tmp-333", "rep.tmp-x"]);
+  });
+
+  it("without a liveness check nothing else is touched", async () => {
+    const root = tempDir();
+    mkdirSync(join(root, "rep.tmp-111"));
+    await writeReportDir(nodeFs, join(root, "rep"), new Map([["summary.json", "{}"]]), 999);
+    expect(readdirSync(root).sort()).toEqual(["rep", "rep.tmp-111"]);
+  });
+});

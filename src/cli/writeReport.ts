@@ -25,6 +25,29 @@ export async function checkReportTarget(fs: CliFs, dir: string, shown: string): 
 export interface WriteHooks {
   /** Told the temporary directory while it exists (and null after), so Ctrl-C can remove it. */
   onTemp?: (dir: string | null) => void;
+  /** Whether a process is alive: siblings `<dir>.tmp-<pid>` / `.old-<pid>` of dead pids are removed. */
+  pidAlive?: (pid: number) => boolean;
+}
+
+/**
+ * A run killed during its write (SIGKILL) leaves `<dir>.tmp-<pid>` or `<dir>.old-<pid>` beside the report
+ * (issue 15 item 7): remove those whose process is gone (never another live run's, nor our own).
+ */
+export async function removeStaleSiblings(fs: CliFs, dir: string, pid: number, pidAlive: (pid: number) => boolean): Promise<string[]> {
+  const parent = dirname(dir);
+  if ((await fs.kind(parent)) !== "dir") return [];
+  const prefix = `${basename(dir)}.`;
+  const removed: string[] = [];
+  for (const name of await fs.readDir(parent)) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(tmp|old)-(\d+)$/.exec(name.slice(prefix.length));
+    if (m === null) continue;
+    const owner = Number(m[2]);
+    if (owner === pid || pidAlive(owner)) continue;
+    await fs.remove(join(parent, name));
+    removed.push(name);
+  }
+  return removed.sort();
 }
 
 /** Writes `files` as the directory `dir`, replacing any previous report there atomically. */
@@ -42,6 +65,7 @@ export async function writeReportDir(
   const old = join(dirname(dir), `${basename(dir)}.old-${pid}`);
   try {
     await fs.remove(temp); // left by a crashed run that had the same pid
+    if (hooks.pidAlive) await removeStaleSiblings(fs, dir, pid, hooks.pidAlive);
     hooks.onTemp?.(temp);
     await fs.mkdir(temp);
     for (const [name, data] of files) await fs.writeFile(join(temp, name), data);
