@@ -39,7 +39,6 @@ export type ServiceState = "CREATE_JUST" | "RUNNING" | "SHUTDOWN_ALREADY";
 export interface ConsumerSetup {
   readonly routes: Routes;
   readonly profile: Profile;
-  readonly brokerCount: number;
   readonly listeners: ConsumeListeners;
   readonly stats: ClientStats;
   readonly observer: ClientObserver;

@@ -80,26 +80,26 @@ export class RouteView {
     if (this.nameServer !== null) this.pullFrom[mq] = brokerId;
   }
 
+  // Without a name server the table is the fixed one (group b is node b, id 0), so these need no check.
+
   /** Offset commits and queries (§4.6): the master, else a slave; −1 if the group has no node. */
   adminNode(mq: number): number {
-    const group = this.routes.brokerOf(mq);
-    return this.nameServer === null ? group : this.addrs.admin(group);
+    return this.addrs.admin(this.routes.brokerOf(mq));
   }
 
   /** Locks and send-backs need the master (§4.5); −1 when the copy has none. */
   masterNode(mq: number): number {
-    const group = this.routes.brokerOf(mq);
-    return this.nameServer === null ? group : this.addrs.master(group);
+    return this.addrs.master(this.routes.brokerOf(mq));
   }
 
   /** A broker group's master node, −1 if the copy has none. */
   groupMaster(group: number): number {
-    return this.nameServer === null ? group : this.addrs.master(group);
+    return this.addrs.master(group);
   }
 
   /** A broker group's node for a group-level request (GET_CONSUMER_LIST_BY_GROUP): master, else a slave. */
   groupNode(group: number): number {
-    return this.nameServer === null ? group : this.addrs.admin(group);
+    return this.addrs.admin(group);
   }
 
   /** Every node (heartbeats go to all, slaves included, §4.3). */

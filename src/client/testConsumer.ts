@@ -179,7 +179,7 @@ export function tinyConsumer(
   const ctx = new TestContext(clientAddr(instance, 0), model.seed);
   ctx.nowUs = options.nowUs ?? 0;
   const c = new PushConsumer(ctx, instance, 0, g, instance, g.clientIds[instance]!, {
-    routes, profile: model.profile, brokerCount: model.brokers.length, listeners, stats, observer, strategy,
+    routes, profile: model.profile, listeners, stats, observer, strategy,
     localOffsetFile: options.localOffsetFile,
   });
   return {

@@ -147,7 +147,7 @@ export class Cluster {
 
   private incarnate(slot: number, epoch: number, instance: number, clientId: string, group: number): PushConsumer {
     const setup: ConsumerSetup = {
-      routes: this.routes, profile: this.model.profile, brokerCount: this.brokers.length, listeners: this.listeners,
+      routes: this.routes, profile: this.model.profile, listeners: this.listeners,
       stats: this.clientStats, observer: this.observer, strategy: this.strategies[group]!,
       localOffsetFile: (this.localOffsetFiles[slot] ??= new Map()), nameServer: this.nameServer, randomPhase: this.model.phase === "random",
     };
