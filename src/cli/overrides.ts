@@ -1,14 +1,14 @@
 // Command-line options that override a scenario's own values (--seed, --duration) or say how to run it
 // (--check-every). (--set edits go through src/scenario/overrides.ts.)
 import { parseDurationUs } from "../scenario/units.ts";
-import { InputError } from "../scenario/errors.ts";
+import { describeValue, InputError } from "../scenario/errors.ts";
 import { BadInputError } from "./errors.ts";
 
 /** --seed: a whole number in the scenario's range. */
 export function parseSeed(text: string): number {
   const n = /^\s*[0-9]+\s*$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(n) || n > 2 ** 32 - 1) {
-    throw new BadInputError("--seed", `${JSON.stringify(text)} is not a whole number from 0 to 4294967295`);
+    throw new BadInputError("--seed", `${describeValue(text)} is not a whole number from 0 to 4294967295`);
   }
   return n;
 }

@@ -22,7 +22,7 @@ describe("normalizeAllocate bad settings (clear InputErrors)", () => {
     expect(bad(42)).toThrow('allocate: expected a strategy name or an object with "strategy", got 42');
     expect(bad(null)).toThrow("allocate: expected a strategy name");
     expect(bad(["AVG"])).toThrow("allocate: expected a strategy name");
-    expect(bad({ virtualNodes: 3 })).toThrow("allocate.strategy: expected one of AVG, AVG_BY_CIRCLE");
+    expect(bad({ virtualNodes: 3 })).toThrow("allocate.strategy: missing; expected one of AVG, AVG_BY_CIRCLE");
   });
 
   it("rejects options the strategy does not take", () => {
@@ -37,14 +37,14 @@ describe("normalizeAllocate bad settings (clear InputErrors)", () => {
   });
 
   it("requires CONFIG's messageQueueList and checks each entry", () => {
-    expect(bad("CONFIG")).toThrow("allocate.messageQueueList: expected a list of {topic, brokerName, queueId}, got undefined");
+    expect(bad("CONFIG")).toThrow("allocate.messageQueueList: missing; expected a list of {topic, brokerName, queueId}");
     expect(bad({ strategy: "CONFIG", messageQueueList: [{ topic: "t", brokerName: "b", queueId: 0 }, { topic: "t", brokerName: "b" }] })).toThrow(
       "allocate.messageQueueList.1: expected {topic, brokerName, queueId ≥ 0}",
     );
   });
 
   it("requires MACHINE_ROOM's consumeridcs as a list of names", () => {
-    expect(bad("MACHINE_ROOM")).toThrow("allocate.consumeridcs: expected a list of machine room names, got undefined");
+    expect(bad("MACHINE_ROOM")).toThrow("allocate.consumeridcs: missing; expected a list of machine room names");
     expect(bad({ strategy: "MACHINE_ROOM", consumeridcs: "room1" })).toThrow("allocate.consumeridcs: expected a list");
   });
 
@@ -56,6 +56,8 @@ describe("normalizeAllocate bad settings (clear InputErrors)", () => {
       "allocate.inner.virtualNodes: expected an integer ≥ 0",
     );
     expect(bad({ strategy: "MACHINE_ROOM_NEARBY", inner: "AVG", roomSeparator: "" })).toThrow("allocate.roomSeparator: expected a non-empty string");
+     // A null inner strategy is an input error, not a TypeError (issue 15 item 8's probe found it).
+    expect(bad({ strategy: "MACHINE_ROOM_NEARBY", inner: null })).toThrow('allocate.inner: expected a strategy name or an object with "strategy", got null');
   });
 });
 

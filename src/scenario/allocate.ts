@@ -1,7 +1,8 @@
 // A group's "allocate" setting: which allocation strategy (spec §11) its consumers use, with what
 // options. Validated here into plain AllocateOptions; src/client/allocate builds the strategy from them.
 import { ALLOCATE_DEFAULTS } from "./defaults.ts";
-import { describeValue, InputError } from "./errors.ts";
+import { describeValue, expectedGot, InputError } from "./errors.ts";
+import { isRecord } from "./read.ts";
 
 /** A queue by name: the fields of RocketMQ's MessageQueue. */
 export interface MessageQueueName {
@@ -89,12 +90,12 @@ function normalizeSpec(spec: unknown, path: string): SpecObject {
     return { strategy: spec };
   }
   if (typeof spec !== "object" || spec === null || Array.isArray(spec)) {
-    throw new InputError(path, `expected a strategy name or an object with "strategy", got ${describeValue(spec)}`);
+    throw new InputError(path, expectedGot(`a strategy name or an object with "strategy"`, spec));
   }
   const record = spec as Record<string, unknown>;
   const strategy = record["strategy"];
   if (typeof strategy !== "string") {
-    throw new InputError(`${path}.strategy`, `expected one of ${ALLOCATE_STRATEGY_NAMES.join(", ")}, got ${describeValue(strategy)}`);
+    throw new InputError(`${path}.strategy`, expectedGot(`one of ${ALLOCATE_STRATEGY_NAMES.join(", ")}`, strategy));
   }
   checkName(strategy, `${path}.strategy`);
   const allowed = OPTIONS_BY_NAME[strategy as keyof typeof OPTIONS_BY_NAME];
@@ -116,26 +117,26 @@ function checkName(name: string, path: string): void {
 function virtualNodesOf(value: unknown, path: string): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    throw new InputError(path, `expected an integer ≥ 0, got ${describeValue(value)}`);
+    throw new InputError(path, expectedGot(`an integer ≥ 0`, value));
   }
   return value;
 }
 
 function consumeridcsOf(value: unknown, path: string): string[] {
   if (!Array.isArray(value) || !value.every((room) => typeof room === "string")) {
-    throw new InputError(path, `expected a list of machine room names, got ${describeValue(value)}`);
+    throw new InputError(path, expectedGot(`a list of machine room names`, value));
   }
   return [...(value as string[])];
 }
 
 function messageQueueListOf(value: unknown, path: string): MessageQueueName[] {
-  if (!Array.isArray(value)) throw new InputError(path, `expected a list of {topic, brokerName, queueId}, got ${describeValue(value)}`);
+  if (!Array.isArray(value)) throw new InputError(path, expectedGot(`a list of {topic, brokerName, queueId}`, value));
   value.forEach((item: unknown, i) => {
     const q = item as Partial<Record<string, unknown>> | null;
     const ok =
       typeof q === "object" && q !== null && typeof q["topic"] === "string" && typeof q["brokerName"] === "string" &&
       typeof q["queueId"] === "number" && Number.isInteger(q["queueId"]) && q["queueId"] >= 0;
-    if (!ok) throw new InputError(`${path}.${i}`, `expected {topic, brokerName, queueId ≥ 0}, got ${describeValue(item)}`);
+    if (!ok) throw new InputError(`${path}.${i}`, expectedGot(`{topic, brokerName, queueId ≥ 0}`, item));
   });
   return (value as MessageQueueName[]).map(({ topic, brokerName, queueId }) => ({ topic, brokerName, queueId }));
 }
@@ -144,7 +145,8 @@ function nearbyOptions(options: SpecObject, path: string): AllocateOptions {
   if (options.inner === undefined) {
     throw new InputError(`${path}.inner`, `MACHINE_ROOM_NEARBY needs the strategy to use within a room, e.g. "AVG"`);
   }
-  const innerName = typeof options.inner === "string" ? options.inner : (options.inner as { strategy?: unknown }).strategy;
+  const inner0: unknown = options.inner;
+  const innerName = typeof inner0 === "string" ? inner0 : isRecord(inner0) ? inner0["strategy"] : undefined;
   if (typeof innerName === "string" && (innerName === "MACHINE_ROOM_NEARBY" || innerName.startsWith(NEARBY_PREFIX))) {
     throw new InputError(`${path}.inner`, "MACHINE_ROOM_NEARBY cannot nest inside itself");
   }
@@ -152,7 +154,7 @@ function nearbyOptions(options: SpecObject, path: string): AllocateOptions {
   const inner = normalizeAllocate(options.inner, `${path}.inner`) as AllocateInnerOptions;
   const separator = options.roomSeparator ?? ALLOCATE_DEFAULTS.roomSeparator;
   if (typeof separator !== "string" || separator === "") {
-    throw new InputError(`${path}.roomSeparator`, `expected a non-empty string, got ${describeValue(separator)}`);
+    throw new InputError(`${path}.roomSeparator`, expectedGot(`a non-empty string`, separator));
   }
   return { strategy: "MACHINE_ROOM_NEARBY", inner, roomSeparator: separator };
 }

@@ -18,7 +18,7 @@
 // Values are clamped to [0, 2^52] so they stay safe integers even in a heavy tail.
 
 import { ConstDist, type Dist, EmpiricalDist, ExponentialDist, LognormalDist, NormalDist, ParetoDist, UniformDist } from "./distKinds.ts";
-import { describeValue, InputError } from "./errors.ts";
+import { describeValue, InputError, missing } from "./errors.ts";
 import { parseBytes, parseDurationUs, UNIT_VALUE_MAX } from "./units.ts";
 
 /** What the numbers of a distribution measure: µs, bytes or plain counts. */
@@ -61,6 +61,7 @@ export const EMPIRICAL_ENTRIES_MAX = 100_000;
 /** Validates `spec` (see the file header) and returns a sampler; errors name `path`. */
 export function compileDist(spec: unknown, unit: DistUnit, path: string): Dist {
   if (typeof spec === "number" || typeof spec === "string") return new ConstDist(parseValue(spec, unit, path));
+  if (spec === undefined) throw new InputError(path, missing(`a distribution; ${formsHint(unit)}`));
   if (typeof spec !== "object" || spec === null || Array.isArray(spec)) {
     throw new InputError(path, `${describeValue(spec)} is not a distribution; ${formsHint(unit)}`);
   }
@@ -186,6 +187,8 @@ export function didYouMean(input: string, candidates: readonly string[]): string
   let best = "";
   let bestDistance = Infinity;
   for (const candidate of candidates) {
+    // Too different in length to be a typo (and a 1 MB input must not cost a quadratic edit distance).
+    if (Math.abs(candidate.length - input.length) > Math.max(1, Math.floor(input.length / 3)) && !candidate.startsWith(lower)) continue;
     const d = candidate.startsWith(lower) && lower.length >= 3 ? 0 : editDistance(lower, candidate.toLowerCase());
     if (d < bestDistance) {
       best = candidate;

@@ -25,11 +25,32 @@ describe("describeValue", () => {
   it("quotes strings and prints objects as JSON", () => {
     expect(describeValue("5 sec")).toBe('"5 sec"');
     expect(describeValue({ a: 1 })).toBe('{"a":1}');
-    expect(describeValue(undefined)).toBe("undefined");
+    expect(describeValue(undefined)).toBe("nothing");
     expect(describeValue(-3)).toBe("-3");
   });
 
-  it("cuts long values to 80 characters", () => {
-    expect(describeValue("x".repeat(200)).length).toBe(80);
+  it("cuts a long string to 80 characters with … and says how long it was", () => {
+    expect(describeValue("x".repeat(1_000_000))).toBe(`"${"x".repeat(78)}… (1000000 characters)`);
+  });
+
+  it("cuts a long list or object and counts its entries, looking only at what it shows", () => {
+    const list = Array.from({ length: 100_000 }, (_, i) => i);
+    expect(describeValue(list)).toMatch(/^\[0,1,2,.*… \(a list of 100000\)$/);
+    const wide = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`key${i}`, "v"]));
+    expect(describeValue(wide)).toMatch(/^\{"key0":"v",.*… \(an object of 50 keys\)$/);
+  });
+
+  it("shows a 100 000-level nesting as a few levels and {…}, without recursing into it", () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    expect(describeValue(deep)).toBe('{"a":{"a":{"a":{…}}}}');
+    expect(describeValue([[[[[1]]]]])).toBe("[[[[…]]]]");
+  });
+
+  it("never prints undefined or [object Object], and never throws: BigInt, symbols, functions", () => {
+    expect(describeValue(10n)).toBe("10n");
+    expect(describeValue({ a: undefined, b: Symbol("s"), c: () => 1 })).toBe('{"a":nothing,"b":a symbol,"c":a function}');
+    expect(describeValue(null)).toBe("null");
+    expect(describeValue(Infinity)).toBe("Infinity");
   });
 });

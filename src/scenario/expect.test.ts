@@ -5,7 +5,7 @@ import { expectNames, normalizeScenario } from "./normalize.ts";
 import type { ScenarioInput } from "./types.ts";
 import { InputError } from "./errors.ts";
 import { evaluateExpectation, numericPaths, type ExpectResult } from "./expect.ts";
-import { ExpectError, parseExpectation, seriesNames, type ExpectNames } from "./expectParser.ts";
+import { EXPRESSION_DEPTH_MAX, EXPRESSION_LENGTH_MAX, ExpectError, parseExpectation, seriesNames, type ExpectNames } from "./expectParser.ts";
 import { SERIES_ALIASES, SERIES_COLUMNS, type SeriesColumn, type SeriesData } from "./vocabulary.ts";
 
 /** A series with samples at `tSec`, every column zero except those given. */
@@ -318,7 +318,8 @@ describe("malformed expectations: ExpectError with a position and a reason", () 
     ["   ", 3, /^empty expectation$/],
     ["messages.lost", 13, /^expected a comparison \(<= >= == != < >\)$/],
     ["messages.lost ==", 16, /^expression ends too early$/],
-    ["messages.lots == 0", 0, /^unknown name "messages\.lots"; under "messages" there are: messages\.produced, messages\.lost, messages\.dlq$/],
+    // The names sharing the longest prefix with the typo come first.
+    ["messages.lots == 0", 0, /^unknown name "messages\.lots"; under "messages" there are: messages\.lost, messages\.produced, messages\.dlq$/],
     ["bogus == 0", 0, /^unknown name "bogus"; summary figures start with complete, messages, lag, .*series are .*lag\.committed/],
     ["lag.committed < 5", 0, /^"lag\.committed" is a time series; use it inside max\(…\), min\(…\), mean\(…\), sum\(…\), last\(…\), at\(…\)/],
     ["median(lag.committed) < 1", 0, /^unknown function "median"; functions are max, min, mean, sum, last, at, first, never$/],
@@ -452,5 +453,70 @@ describe("own properties only, and NaN is never a silent fail (issue 15 item 2)"
     const r = evaluateExpectation(parseExpectation("replays.rollback >= 0", names), { summary: SUMMARY, series: SERIES });
     expect(r.ok).toBe(false);
     expect(r.actual).toMatch(/not a number: replays\.rollback has no value in this run/);
+  });
+});
+
+describe("bounds (issue 15 item 1): a length and a nesting limit, and nothing recursive below them overflows", () => {
+  it(`an expression longer than ${EXPRESSION_LENGTH_MAX} characters is refused before it is read`, () => {
+    for (const src of ["(".repeat(5000) + "1" + ")".repeat(5000) + " == 1", "-".repeat(20_000) + "1 == 1", Array(20_000).fill("1").join(" + ") + " == 20000"]) {
+      const e = rejection(src);
+      expect(e.reason).toBe(`expression longer than 4096 characters (it has ${src.length})`);
+      expect(e.position).toBe(4096);
+    }
+    const fits = `messages.lost == ${"0".repeat(EXPRESSION_LENGTH_MAX - 17)}`;
+    expect(fits.length).toBe(EXPRESSION_LENGTH_MAX);
+    expect(holds(fits)).toBe(true);
+  });
+
+  it(`parentheses, calls and unary minus signs nest at most ${EXPRESSION_DEPTH_MAX} deep; the 65th level is named by its column`, () => {
+    expect(holds(`${"(".repeat(64)}1${")".repeat(64)} == 1`)).toBe(true);
+    expect(holds(`${"-".repeat(64)}1 == 1`)).toBe(true);
+    const parens = rejection(`${"(".repeat(65)}1${")".repeat(65)} == 1`);
+    expect([parens.reason, parens.position]).toEqual(["expression nested deeper than 64 levels", 64]);
+    const minus = rejection(`1 == ${"-".repeat(65)}1`);
+    expect([minus.reason, minus.position]).toEqual(["expression nested deeper than 64 levels", 5 + 64]);
+    // Calls count as a level: first( at depth 64 is the 65th.
+    const call = rejection(`${"(".repeat(64)}first(flowControl.count > 0)${")".repeat(64)} < 1`);
+    expect([call.reason, call.position]).toEqual(["expression nested deeper than 64 levels", 64]);
+  });
+
+  it("a flat sum of 2 000 terms is a flat list, evaluated left to right like the binary tree it replaces", () => {
+    expect(holds(`${Array(2000).fill("1").join("+")} == 2000`)).toBe(true);
+    // Left to right: (0.1 + 0.2) + 0.3 = 0.6000000000000001, unlike 0.1 + (0.2 + 0.3) = 0.6.
+    expect(holds("0.1 + 0.2 + 0.3 == 0.6000000000000001")).toBe(true);
+    expect(holds("8 / 4 / 2 == 1 and 10 - 4 - 3 == 3 and 2 + 3 * 4 - 6 / 2 == 11")).toBe(true);
+    // Deep and long together: a 200-term sum inside 60 parentheses, inside a per-sample condition
+    // (lag.committed is 5 at 1 s and 40 at 2 s: the sum is 1 000, then 8 000).
+    const deep = `${"(".repeat(60)}${Array(200).fill("lag.committed").join("+")}${")".repeat(60)}`;
+    expect(run(`first(${deep} > 7000) == 2s`).ok).toBe(true);
+  });
+
+  it("max and min over 300 000 samples do not spread them as call arguments (which overflows the stack)", () => {
+    const t = Array.from({ length: 300_000 }, (_, i) => (i + 1) / 10);
+    const lag = t.map((_, i) => (i === 123_456 ? 7 : 1));
+    const big = series(t, { lagCommitted: lag });
+    const r = (src: string) => evaluateExpectation(parseExpectation(src, NAMES), { summary: SUMMARY, series: big });
+    expect(r("max(lag.committed) == 7").ok).toBe(true);
+    expect(r("min(lag.committed) == 1").ok).toBe(true);
+  });
+
+  it("an error in a 12 000-character expression shows the column and ≈ 40 characters each side, not the whole expression", () => {
+    const src = `messages.lost == 0 and ${"messages.lost + ".repeat(100)}bogus${" + messages.lost".repeat(100)} == 0`;
+    expect(src.length).toBeLessThanOrEqual(EXPRESSION_LENGTH_MAX);
+    const e = rejection(src);
+    const at = src.indexOf("bogus");
+    expect(e.position).toBe(at);
+    expect(e.message).toBe(
+      `${e.reason} (column ${at + 1} of a ${src.length}-character expression, here: "…${src.slice(at - 40, at + 40)}…")`,
+    );
+    const long = rejection("x".repeat(12_000));
+    expect(long.message.length).toBeLessThan(250);
+    expect(long.message).toMatch(/^expression longer than 4096 characters \(it has 12000\) \(column 4097 of a 12000-character expression, here: "…x{80}…"\)$/);
+  });
+
+  it("a 4 000-character name is quoted cut short in the message", () => {
+    const e = rejection(`${"a".repeat(4000)} == 0`);
+    expect(e.reason).toMatch(/^unknown name "a{78}… \(4000 characters\); summary figures start with/);
+    expect(e.message.length).toBeLessThan(500);
   });
 });

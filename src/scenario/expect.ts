@@ -51,10 +51,14 @@ function value(n: ExprNode, input: EvalInput, sample: number, parts: string[] | 
       return n.v;
     case "neg":
       return -value(n.e, input, sample, parts);
-    case "bin": {
-      const l = value(n.l, input, sample, parts);
-      const r = value(n.r, input, sample, parts);
-      return n.op === "+" ? l + r : n.op === "-" ? l - r : n.op === "*" ? l * r : l / r;
+    case "chain": {
+      // Left to right, as the left-deep tree of binary operations would: the same rounding.
+      let acc = value(n.first, input, sample, parts);
+      for (const { op, e } of n.rest) {
+        const r = value(e, input, sample, parts);
+        acc = op === "+" ? acc + r : op === "-" ? acc - r : op === "*" ? acc * r : acc / r;
+      }
+      return acc;
     }
     case "name": {
       if (n.series && sample >= 0) return input.series.columns[n.series][sample] ?? NaN;
@@ -66,8 +70,9 @@ function value(n: ExprNode, input: EvalInput, sample: number, parts: string[] | 
       const vals = windowed(input.series, n.series, n.from, n.to);
       let v: number;
       if (vals.length === 0) v = NaN;
-      else if (n.fn === "max") v = Math.max(...vals);
-      else if (n.fn === "min") v = Math.min(...vals);
+      // A loop, not Math.max(...vals): spreading 200 000 samples as arguments overflows the stack.
+      else if (n.fn === "max") v = vals.reduce((a, b) => (b > a || Number.isNaN(b) ? b : a), -Infinity);
+      else if (n.fn === "min") v = vals.reduce((a, b) => (b < a || Number.isNaN(b) ? b : a), Infinity);
       else if (n.fn === "sum") v = vals.reduce((a, b) => a + b, 0);
       else if (n.fn === "mean") v = vals.reduce((a, b) => a + b, 0) / vals.length;
       else v = vals[vals.length - 1]!;

@@ -20,8 +20,21 @@
 // (`lag.committed`, `throughput.consumed`, `cache.countPerQueueMax`, …), or a variable the caller
 // provides (the sweep's `best`). Inside a condition a series name is its value at that sample.
 // The series and summary names themselves are listed in vocabulary.ts.
+// Limits: an expression is at most EXPRESSION_LENGTH_MAX characters, nested at most EXPRESSION_DEPTH_MAX deep.
 // Evaluation against a run's output is in expect.ts; this file only tokenizes and parses.
+import { describeValue as q, listChoices } from "./errors.ts";
 import { SERIES_ALIASES, SERIES_COLUMNS, type SeriesColumn } from "./vocabulary.ts";
+
+/** Longest expectation accepted: ten times the longest a person writes, and it bounds the tokens and nodes. */
+export const EXPRESSION_LENGTH_MAX = 4096;
+/**
+ * Deepest nesting of parentheses, function calls and unary minus signs. The parser and the evaluator
+ * recurse once per level (sums and products are flat lists, so a long `a + b + …` adds no depth); 64
+ * levels is far beyond a readable expectation and far below what the stack holds.
+ */
+export const EXPRESSION_DEPTH_MAX = 64;
+/** An error's excerpt: this many characters each side of its column, when the expression is longer than twice that. */
+const EXCERPT_SIDE = 40;
 
 export class ExpectError extends Error {
   constructor(
@@ -29,10 +42,18 @@ export class ExpectError extends Error {
     readonly position: number,
     readonly reason: string,
   ) {
-    super(`${reason} (column ${position + 1} of "${expression}")`);
+    super(`${reason} (column ${position + 1} of ${excerpt(expression, position)})`);
   }
 }
 
+/** The whole expression when it is short; else ≈ 40 characters each side of `position`, with … marks. */
+function excerpt(src: string, position: number): string {
+  if (src.length <= 2 * EXCERPT_SIDE + 20) return JSON.stringify(src);
+  const from = Math.max(0, position - EXCERPT_SIDE);
+  const to = Math.min(src.length, position + EXCERPT_SIDE);
+  const text = `${from > 0 ? "…" : ""}${src.slice(from, to)}${to < src.length ? "…" : ""}`;
+  return `a ${src.length}-character expression, here: ${JSON.stringify(text)}`;
+}
 
 const UNITS: Record<string, number> = {
   us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000,
@@ -48,7 +69,8 @@ export type ExprNode =
   | { k: "num"; v: number; text: string }
   | { k: "name"; name: string; pos: number; series: SeriesColumn | null }
   | { k: "neg"; e: ExprNode }
-  | { k: "bin"; op: "+" | "-" | "*" | "/"; l: ExprNode; r: ExprNode }
+  /** `first op₁ e₁ op₂ e₂ …`, left to right: a sum of products or a product of unary terms (a flat list, so a sum of 2 000 terms is not 2 000 levels deep). */
+  | { k: "chain"; first: ExprNode; rest: { op: "+" | "-" | "*" | "/"; e: ExprNode }[] }
   | { k: "agg"; fn: (typeof AGGREGATES)[number]; series: SeriesColumn; label: string; from: number; to: number }
   | { k: "at"; series: SeriesColumn; label: string; atMs: number }
   | { k: "first"; cond: Cond; from: number; to: number; text: string };
@@ -90,7 +112,7 @@ function tokenize(src: string): Tok[] {
     if (num && !(src[i] === "." && src[i + 1] === ".")) {
       const unit = num[2] ?? "";
       if (unit !== "" && !Object.hasOwn(UNITS, unit)) {
-        throw new ExpectError(src, i + num[1]!.length, `unknown unit "${unit}" (durations: us ms s m h; sizes: B KiB MiB GiB TiB)`);
+        throw new ExpectError(src, i + num[1]!.length, `unknown unit ${q(unit)} (durations: us ms s m h; sizes: B KiB MiB GiB TiB)`);
       }
       const scaled = Number(num[1]) * (unit ? UNITS[unit]! : 1);
       // Durations are whole microseconds, like virtual time; rounding keeps 0.27m == 16200ms exact.
@@ -106,7 +128,7 @@ function tokenize(src: string): Tok[] {
       continue;
     }
     const op = ["..", "<=", ">=", "==", "!=", "<", ">", "(", ")", ",", "+", "-", "*", "/"].find((o) => src.startsWith(o, i));
-    if (!op) throw new ExpectError(src, i, `unexpected character "${ch}"`);
+    if (!op) throw new ExpectError(src, i, `unexpected character ${q(ch)}`);
     out.push({ t: "op", v: op, pos: i });
     i += op.length;
   }
@@ -118,6 +140,8 @@ function tokenize(src: string): Tok[] {
 
 class Parser {
   private i = 0;
+  /** Parentheses, calls and unary minus signs open around the current token. */
+  private depth = 0;
   private readonly toks: Tok[];
   constructor(
     private readonly src: string,
@@ -143,6 +167,13 @@ class Parser {
     if (!this.isOp(v)) this.fail(`expected "${v}"`);
     this.i++;
   }
+  /** One more level of nesting at `tok`; refused beyond EXPRESSION_DEPTH_MAX (leave() undoes it). */
+  private enter(tok: Tok): void {
+    if (++this.depth > EXPRESSION_DEPTH_MAX) this.fail(`expression nested deeper than ${EXPRESSION_DEPTH_MAX} levels`, tok);
+  }
+  private leave(): void {
+    this.depth--;
+  }
   private textFrom(start: number): string {
     const end = this.peek().pos;
     return this.src.slice(start, end).trim();
@@ -155,7 +186,7 @@ class Parser {
       this.i++;
       clauses.push(this.clause());
     }
-    if (this.peek().t !== "end") this.fail(`unexpected "${tokText(this.peek())}" — join clauses with "and"`);
+    if (this.peek().t !== "end") this.fail(`unexpected ${q(tokText(this.peek()))} — join clauses with "and"`);
     return { source: this.src, clauses };
   }
 
@@ -163,10 +194,12 @@ class Parser {
     const t = this.peek();
     if (t.t === "id" && t.v === "never" && this.toks[this.i + 1]?.t === "op" && (this.toks[this.i + 1] as { v: string }).v === "(") {
       const start = t.pos;
+      this.enter(t);
       this.i += 2;
       const cond = this.condition(true);
       const [from, to] = this.optionalWindow();
       this.expectOp(")");
+      this.leave();
       return { k: "never", cond, from, to, text: this.textFrom(start) };
     }
     return { k: "cmp", cond: this.condition(false) };
@@ -183,27 +216,31 @@ class Parser {
   }
 
   private sum(perSample: boolean): ExprNode {
-    let l = this.product(perSample);
+    const first = this.product(perSample);
+    const rest: { op: "+" | "-"; e: ExprNode }[] = [];
     while (this.isOp("+") || this.isOp("-")) {
       const op = (this.next() as { v: "+" | "-" }).v;
-      l = { k: "bin", op, l, r: this.product(perSample) };
+      rest.push({ op, e: this.product(perSample) });
     }
-    return l;
+    return rest.length === 0 ? first : { k: "chain", first, rest };
   }
 
   private product(perSample: boolean): ExprNode {
-    let l = this.unary(perSample);
+    const first = this.unary(perSample);
+    const rest: { op: "*" | "/"; e: ExprNode }[] = [];
     while (this.isOp("*") || this.isOp("/")) {
       const op = (this.next() as { v: "*" | "/" }).v;
-      l = { k: "bin", op, l, r: this.unary(perSample) };
+      rest.push({ op, e: this.unary(perSample) });
     }
-    return l;
+    return rest.length === 0 ? first : { k: "chain", first, rest };
   }
 
   private unary(perSample: boolean): ExprNode {
     if (this.isOp("-")) {
-      this.i++;
-      return { k: "neg", e: this.unary(perSample) };
+      this.enter(this.next());
+      const e = this.unary(perSample);
+      this.leave();
+      return { k: "neg", e };
     }
     return this.atom(perSample);
   }
@@ -212,12 +249,19 @@ class Parser {
     const t = this.next();
     if (t.t === "num") return { k: "num", v: t.v, text: t.text };
     if (t.t === "op" && t.v === "(") {
+      this.enter(t);
       const e = this.sum(perSample);
       this.expectOp(")");
+      this.leave();
       return e;
     }
-    if (t.t !== "id") this.fail(t.t === "end" ? "expression ends too early" : `unexpected "${tokText(t)}"`, t);
-    if (this.isOp("(")) return this.call(t.v, t.pos, perSample);
+    if (t.t !== "id") this.fail(t.t === "end" ? "expression ends too early" : `unexpected ${q(tokText(t))}`, t);
+    if (this.isOp("(")) {
+      this.enter(t);
+      const call = this.call(t.v, t.pos, perSample);
+      this.leave();
+      return call;
+    }
     return this.name(t.v, t.pos, perSample);
   }
 
@@ -246,14 +290,14 @@ class Parser {
       return { k: "first", cond, from, to, text: this.textFrom(start) };
     }
     if (fn === "never") this.fail(`never(…) is a clause of its own; join it to others with "and"`, { t: "id", v: fn, pos });
-    this.fail(`unknown function "${fn}"; functions are ${[...AGGREGATES, "at", "first", "never"].join(", ")}`, { t: "id", v: fn, pos });
+    this.fail(`unknown function ${q(fn)}; functions are ${[...AGGREGATES, "at", "first", "never"].join(", ")}`, { t: "id", v: fn, pos });
   }
 
   private seriesArg(): { series: SeriesColumn; label: string } {
     const t = this.next();
     if (t.t !== "id") this.fail("expected a time-series name", t);
     const series = seriesOf(t.v);
-    if (!series) this.fail(`"${t.v}" is not a time series; series are: ${seriesNames().join(", ")}`, t);
+    if (!series) this.fail(`${q(t.v)} is not a time series; series are: ${listChoices(seriesNames(), 160)}`, t);
     return { series, label: t.v };
   }
 
@@ -273,7 +317,7 @@ class Parser {
   private time(what: string): number {
     const t = this.next();
     if (t.t !== "num") this.fail(`expected ${what}`, t);
-    if (t.unit !== "" && !DURATION_UNITS.includes(t.unit)) this.fail(`expected a duration, got "${t.text}"`, t);
+    if (t.unit !== "" && !DURATION_UNITS.includes(t.unit)) this.fail(`expected a duration, got ${q(t.text)}`, t);
     return t.v;
   }
 
@@ -283,15 +327,27 @@ class Parser {
     if (this.names.variables?.includes(name)) return { k: "name", name, pos, series: null };
     if (this.names.summaryPaths.includes(name)) return { k: "name", name, pos, series: null };
     if (series) {
-      this.fail(`"${name}" is a time series; use it inside max(…), min(…), mean(…), sum(…), last(…), at(…), first(…) or never(…)`, { t: "id", v: name, pos });
+      this.fail(`${q(name)} is a time series; use it inside max(…), min(…), mean(…), sum(…), last(…), at(…), first(…) or never(…)`, { t: "id", v: name, pos });
     }
     const known = [...this.names.summaryPaths, ...(this.names.variables ?? [])];
-    const close = known.filter((k) => k.startsWith(name.split(".")[0]! + ".") || k === name.split(".")[0]).slice(0, 12);
+    // Names under the same first word, those sharing the longest prefix with the typo first.
+    const close = known
+      .filter((k) => k.startsWith(name.split(".")[0]! + ".") || k === name.split(".")[0])
+      .map((k, i) => ({ k, i, shared: sharedPrefix(k, name) }))
+      .sort((a, b) => b.shared - a.shared || a.i - b.i)
+      .map((x) => x.k)
+      .slice(0, 12);
     this.fail(
-      `unknown name "${name}"${close.length ? `; under "${name.split(".")[0]}" there are: ${close.join(", ")}` : `; summary figures start with ${[...new Set(known.map((k) => k.split(".")[0]))].join(", ")}, series are ${seriesNames().join(", ")}`}`,
+      `unknown name ${q(name)}${close.length ? `; under ${q(name.split(".")[0])} there are: ${listChoices(close, 120)}` : `; summary figures start with ${listChoices([...new Set(known.map((k) => k.split(".")[0]!))], 90)}; series are ${listChoices(seriesNames(), 90)}`}`,
       { t: "id", v: name, pos },
     );
   }
+}
+
+function sharedPrefix(a: string, b: string): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
 }
 
 function tokText(t: Tok): string {
@@ -308,5 +364,8 @@ export function seriesNames(): string[] {
 }
 
 export function parseExpectation(src: string, names: ExpectNames): Expectation {
+  if (src.length > EXPRESSION_LENGTH_MAX) {
+    throw new ExpectError(src, EXPRESSION_LENGTH_MAX, `expression longer than ${EXPRESSION_LENGTH_MAX} characters (it has ${src.length})`);
+  }
   return new Parser(src, names).parse();
 }

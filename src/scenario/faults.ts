@@ -4,9 +4,10 @@
 //   "broker-a"                                       "TopicTest@broker-a#3"  one queue
 // Link faults name `clients` (instance targets, or "*") and `brokers` (names, or "*").
 import { compileDist } from "./distributions.ts";
-import { InputError } from "./errors.ts";
+import { describeValue, InputError, listChoices } from "./errors.ts";
 import { parseDurationUs } from "./units.ts";
 import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "./read.ts";
+import { instancesWanted, readInstances } from "./instanceBudget.ts";
 import { FAULT_KINDS, type FaultModel, type QueueRef } from "./faultTypes.ts";
 
 interface GroupInfo {
@@ -53,19 +54,7 @@ const KEYS: Record<(typeof FAULT_KINDS)[number], string[]> = {
 
 /** Highest instance count each group needs: its `instances`, scale targets and named instances. */
 export function instancesNeeded(raw: unknown, groups: GroupInfo[]): number[] {
-  const need = groups.map((g) => g.instances);
-  if (!Array.isArray(raw)) return need;
-  for (const f of raw) {
-    if (!isRecord(f)) continue;
-    const gi = groups.findIndex((g) => typeof f.target === "string" && (f.target === g.name || f.target.startsWith(`${g.name}/`)));
-    if (gi < 0) continue;
-    if (f.kind === "scale" && typeof f.instances === "number" && Number.isInteger(f.instances) && f.instances > 0 && f.instances <= 10_000) {
-      need[gi] = Math.max(need[gi]!, f.instances);
-    }
-    const m = typeof f.target === "string" ? /\/(\d+)$/.exec(f.target) : null;
-    if (m && Number(m[1]) < 10_000) need[gi] = Math.max(need[gi]!, Number(m[1]) + 1);
-  }
-  return need;
+  return instancesWanted(raw, groups).map((w) => w.count);
 }
 
 /** flushIntervalCommitLog (500 ms): with ASYNC_FLUSH, what a crash loses at most of the commit-log tail. */
@@ -105,7 +94,7 @@ export function parseFaults(raw: unknown, ctx: Ctx, instancesMax: number[], dura
         return { ...base, kind, consumers: p.instances("target"), forUs: p.optDuration("for") };
       case "scale": {
         const group = p.group("target");
-        return { ...base, kind, group, instances: readInt(f, "instances", `${path}.instances`, 0, 10_000) };
+        return { ...base, kind, group, instances: readInstances(f, "instances", `${path}.instances`, 0) };
       }
       case "duplicateClientId": {
         const [consumer] = p.instances("target");
@@ -227,14 +216,14 @@ class FaultReader {
   groupByName(key: string): number {
     const name = readString(this.f, key, `${this.path}.${key}`);
     const i = this.ctx.groups.findIndex((g) => g.name === name);
-    if (i < 0) throw new InputError(`${this.path}.${key}`, `unknown group "${name}"; groups are: ${this.ctx.groups.map((g) => g.name).join(", ")}`);
+    if (i < 0) throw new InputError(`${this.path}.${key}`, `unknown group ${describeValue(name)}; groups are: ${listChoices(this.ctx.groups.map((g) => g.name))}`);
     return i;
   }
 
   group(key: string): number {
     const t = readString(this.f, key, `${this.path}.${key}`);
     const i = this.ctx.groups.findIndex((g) => g.name === t);
-    if (i < 0) throw new InputError(`${this.path}.${key}`, `"${t}" is not a group; groups are: ${this.ctx.groups.map((g) => g.name).join(", ")}`);
+    if (i < 0) throw new InputError(`${this.path}.${key}`, `${describeValue(t)} is not a group; groups are: ${listChoices(this.ctx.groups.map((g) => g.name))}`);
     return i;
   }
 
@@ -244,9 +233,9 @@ class FaultReader {
     if (Array.isArray(value)) return [...new Set(value.flatMap((v) => this.instances(key, v)))];
     if (typeof value !== "string") throw new InputError(where, `must name instances like "G1/0" or "G1/*", got ${show(value)}`);
     const m = /^(.+)\/(\d+|\*)$/.exec(value);
-    if (!m) throw new InputError(where, `"${value}" must look like "G1/0" (instance 0 of group G1) or "G1/*"`);
+    if (!m) throw new InputError(where, `${describeValue(value)} must look like "G1/0" (instance 0 of group G1) or "G1/*"`);
     const gi = this.ctx.groups.findIndex((g) => g.name === m[1]);
-    if (gi < 0) throw new InputError(where, `unknown group "${m[1]}"; groups are: ${this.ctx.groups.map((g) => g.name).join(", ")}`);
+    if (gi < 0) throw new InputError(where, `unknown group ${describeValue(m[1])}; groups are: ${listChoices(this.ctx.groups.map((g) => g.name))}`);
     const max = this.instancesMax[gi]!;
     if (m[2] === "*") return Array.from({ length: max }, (_, i) => this.slotBase[gi]! + i);
     const n = Number(m[2]);
@@ -267,7 +256,7 @@ class FaultReader {
     const where = `${this.path}.${key}`;
     if (typeof value !== "string") throw new InputError(where, `must be a broker name, got ${show(value)}`);
     const i = this.ctx.brokers.indexOf(value);
-    if (i < 0) throw new InputError(where, `unknown broker "${value}"; brokers are: ${this.ctx.brokers.join(", ")}`);
+    if (i < 0) throw new InputError(where, `unknown broker ${describeValue(value)}; brokers are: ${listChoices(this.ctx.brokers)}`);
     return i;
   }
 
@@ -277,7 +266,7 @@ class FaultReader {
     const value = this.f[key];
     if (typeof value !== "string") throw new InputError(where, `must be a broker node name, got ${show(value)}`);
     const i = this.ctx.nodes.findIndex((n) => n.name === value);
-    if (i < 0) throw new InputError(where, `unknown broker node "${value}"; nodes are: ${this.ctx.nodes.map((n) => n.name).join(", ")}`);
+    if (i < 0) throw new InputError(where, `unknown broker node ${describeValue(value)}; nodes are: ${listChoices(this.ctx.nodes.map((n) => n.name))}`);
     return i;
   }
 
@@ -292,12 +281,12 @@ class FaultReader {
     const where = `${this.path}.${key}`;
     const t = readString(this.f, key, where);
     const m = /^(.+)@(.+)#(\d+)$/.exec(t);
-    if (!m) throw new InputError(where, `"${t}" must name a queue like "TopicTest@broker-a#3"`);
+    if (!m) throw new InputError(where, `${describeValue(t)} must name a queue like "TopicTest@broker-a#3"`);
     const topic = this.ctx.topics.findIndex((x) => x.name === m[1]);
-    if (topic < 0) throw new InputError(where, `unknown topic "${m[1]}"; topics are: ${this.ctx.topics.map((x) => x.name).join(", ")}`);
+    if (topic < 0) throw new InputError(where, `unknown topic ${describeValue(m[1])}; topics are: ${listChoices(this.ctx.topics.map((x) => x.name))}`);
     const broker = this.ctx.brokers.indexOf(m[2]!);
     if (broker < 0 || !this.ctx.topics[topic]!.brokers.includes(broker)) {
-      throw new InputError(where, `topic ${m[1]} is not on broker "${m[2]}"`);
+      throw new InputError(where, `topic ${m[1]} is not on broker ${describeValue(m[2])}`);
     }
     const queueId = Number(m[3]);
     if (queueId >= this.ctx.topics[topic]!.queuesPerBroker) {

@@ -2,7 +2,7 @@
 // hangs) and, for an orderly listener, what it returns and whether its context auto-commits (§8.4).
 import { compileDist } from "./distributions.ts";
 import type { Dist } from "./distKinds.ts";
-import { InputError } from "./errors.ts";
+import { describeValue, InputError } from "./errors.ts";
 import { checkKeys, isRecord, readEnum, readNumber } from "./read.ts";
 import { SCENARIO_DEFAULTS } from "./defaults.ts";
 import type { ConsumeMode, OrderlyResults } from "./types.ts";
@@ -28,7 +28,7 @@ export function normalizeListener(raw: unknown, path: string, consumeMode: Consu
     }
   }
   if (listener.autoCommit !== undefined && typeof listener.autoCommit !== "boolean") {
-    throw new InputError(`${path}.autoCommit`, `must be true or false, got ${JSON.stringify(listener.autoCommit)}`);
+    throw new InputError(`${path}.autoCommit`, `must be true or false, got ${describeValue(listener.autoCommit)}`);
   }
   const orderlyResults: OrderlyResults = {
     autoCommit: listener.autoCommit === undefined ? true : (listener.autoCommit as boolean),

@@ -1,7 +1,7 @@
 // Scenario input → normalised Model, validating every field. Errors are InputError naming the path.
 import { compileDist, distTakesMax } from "./distributions.ts";
 import type { Dist } from "./distKinds.ts";
-import { describeValue, InputError } from "./errors.ts";
+import { describeValue, InputError, listChoices } from "./errors.ts";
 import { formatBytes, parseBytes, parseDurationUs } from "./units.ts";
 import {
   BROKER_CONFIG_DEFAULTS,
@@ -23,9 +23,9 @@ import type {
   SubscriptionModel,
   TopicModel,
 } from "./types.ts";
-import { ExpectError, parseExpectation, type ExpectNames } from "./expectParser.ts";
-import { groupFigureNames, SUMMARY_FIGURES } from "./vocabulary.ts";
-import { instancesNeeded, parseFaults } from "./faults.ts";
+import { parseScenarioExpectations } from "./expectations.ts";
+import { parseFaults } from "./faults.ts";
+import { checkInstanceBudget, instancesWanted, readInstances } from "./instanceBudget.ts";
 import { normalizeAllocate } from "./allocate.ts";
 import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "./read.ts";
 import { normalizeStore, parseStartTime } from "./store.ts";
@@ -43,12 +43,14 @@ const NAME_RE = /^[A-Za-z0-9_.-]{1,127}$/, SCENARIO_NAME_RE = /^[A-Za-z0-9][A-Za
 /** Consumer fields where −1 means "off" and 0 is invalid (spec §10.4, §15.5). Not maxReconsumeTimes: 0 is a real setting there. */
 const OFF_BY_MINUS_ONE: ReadonlySet<keyof ConsumerConfig> = new Set(["pullThresholdForTopic", "pullThresholdSizeForTopic"]);
 
+export { expectNames } from "./expectations.ts";
+
 export function normalizeScenario(raw: unknown): Model {
   if (!isRecord(raw)) throw new InputError("(scenario)", "must be a JSON object");
   assertJsonShape(raw);
   checkKeys(raw, TOP_KEYS, "");
   const input = raw as unknown as ScenarioInput, name = readString(raw, "name", "name");
-  if (!SCENARIO_NAME_RE.test(name)) throw new InputError("name", `"${name}" must be 1–127 characters of A–Z a–z 0–9 _ . -, starting with a letter or digit (it names the report folder)`);
+  if (!SCENARIO_NAME_RE.test(name)) throw new InputError("name", `${describeValue(name)} must be 1–127 characters of A–Z a–z 0–9 _ . -, starting with a letter or digit (it names the report folder)`);
   const seed = raw.seed === undefined ? SCENARIO_DEFAULTS.seed : readInt(raw, "seed", "seed", 0, 2 ** 32 - 1);
   const durationUs = parseDurationUs(raw.duration ?? SCENARIO_DEFAULTS.duration, "duration");
   if (durationUs <= 0) throw new InputError("duration", "must be greater than 0");
@@ -87,7 +89,9 @@ export function normalizeScenario(raw: unknown): Model {
   uniqueNames(groups, "groups");
 
   // Instances a group may ever run (scale faults, named instances) and their client ids.
-  const need = instancesNeeded(raw.faults, groups);
+  const wanted = instancesWanted(raw.faults, groups);
+  checkInstanceBudget(wanted, nodes.length);
+  const need = wanted.map((w) => w.count);
   let pidNext = 1000;
   groups.forEach((g, gi) => {
     g.instancesMax = need[gi]!;
@@ -117,22 +121,7 @@ export function normalizeScenario(raw: unknown): Model {
   for (const f of faults) if (f.kind === "brokerCrash" && f.loseUs !== null) brokers[f.broker]!.store.tailHistoryUs = Math.max(brokers[f.broker]!.store.tailHistoryUs, f.loseUs);
   // A promoted classic slave cuts the log back to its replication point, which may lag by a whole stall.
   for (const f of faults) if ((f.kind === "roleSwap" || f.kind === "failover") && brokers[f.broker]!.replication?.mode === "classic") brokers[f.broker]!.store.tailHistoryUs = durationUs;
-  let expect: string[] = [];
-  if (raw.expect !== undefined) {
-    if (!Array.isArray(raw.expect) || raw.expect.some((e) => typeof e !== "string")) {
-      throw new InputError("expect", "must be a list of strings");
-    }
-    expect = raw.expect as string[];
-  }
-  const names = expectNames(groups);
-  const expectations = expect.map((e, i) => {
-    try {
-      return parseExpectation(e, names);
-    } catch (err) {
-      if (err instanceof ExpectError) throw new InputError(`expect.${i}`, err.message);
-      throw err;
-    }
-  });
+  const { expect, expectations } = parseScenarioExpectations(raw.expect, groups);
   const description = raw.description === undefined ? "" : readString(raw, "description", "description", true);
   return { name, description, seed, durationUs, sampleEveryUs, profile, phase, latency, brokers, topics, groups, faults, expect, expectations, input };
 }
@@ -150,7 +139,7 @@ function normalizeBroker(raw: unknown, index: number, startTimeUs: number, profi
   if (!isRecord(raw)) throw new InputError(path, "must be an object");
   checkKeys(raw, ["name", "hotBytes", "maxMessageSize", "config", "store", "replicas", "brokerRole", "replication"], path);
   const name = readString(raw, "name", `${path}.name`);
-  if (!NAME_RE.test(name)) throw new InputError(`${path}.name`, `"${name}" must be 1–127 characters of A–Z a–z 0–9 _ . -`);
+  if (!NAME_RE.test(name)) throw new InputError(`${path}.name`, `${describeValue(name)} must be 1–127 characters of A–Z a–z 0–9 _ . -`);
   const hotBytes = raw.hotBytes === undefined ? SCENARIO_DEFAULTS.hotBytes : parseBytes(raw.hotBytes, `${path}.hotBytes`);
   const maxMessageSize = normalizeMaxMessageSize(raw.maxMessageSize, `${path}.maxMessageSize`);
   const config: BrokerConfig = { ...BROKER_CONFIG_DEFAULTS };
@@ -162,7 +151,7 @@ function normalizeBroker(raw: unknown, index: number, startTimeUs: number, profi
       const def = BROKER_CONFIG_DEFAULTS[key];
       const p = `${path}.config.${k}`;
       if (typeof def === "boolean") {
-        if (typeof v !== "boolean") throw new InputError(p, `must be true or false, got ${JSON.stringify(v)}`);
+        if (typeof v !== "boolean") throw new InputError(p, `must be true or false, got ${describeValue(v)}`);
         (config as unknown as Record<string, unknown>)[k] = v;
       } else if (typeof def === "string") {
         if (typeof v !== "string") throw new InputError(p, "must be a string");
@@ -176,7 +165,7 @@ function normalizeBroker(raw: unknown, index: number, startTimeUs: number, profi
   const delayLevelsUs = [0];
   levels.forEach((l, i) => {
     const m = /^(\d+)([smhd])$/.exec(l);
-    if (!m) throw new InputError(`${path}.config.messageDelayLevel`, `level ${i + 1} "${l}" must look like 1s, 5m, 2h or 1d`);
+    if (!m) throw new InputError(`${path}.config.messageDelayLevel`, `level ${i + 1} ${describeValue(l)} must look like 1s, 5m, 2h or 1d`);
     const unit = { s: 1e6, m: 60e6, h: 3600e6, d: 86400e6 }[m[2] as "s" | "m" | "h" | "d"];
     delayLevelsUs.push(Number(m[1]) * unit);
   });
@@ -202,7 +191,7 @@ function normalizeTopic(raw: unknown, index: number, brokers: BrokerModel[]): To
   checkKeys(raw, ["name", "brokers", "queuesPerBroker", "retention", "produce"], path);
   const name = readString(raw, "name", `${path}.name`);
   if (!NAME_RE.test(name) || name.startsWith("%")) {
-    throw new InputError(`${path}.name`, `"${name}" must be 1–127 characters of A–Z a–z 0–9 _ . - (and not start with %)`);
+    throw new InputError(`${path}.name`, `${describeValue(name)} must be 1–127 characters of A–Z a–z 0–9 _ . - (and not start with %)`);
   }
   if (!Array.isArray(raw.brokers) || raw.brokers.length === 0) {
     throw new InputError(`${path}.brokers`, "must list at least one broker name");
@@ -210,7 +199,7 @@ function normalizeTopic(raw: unknown, index: number, brokers: BrokerModel[]): To
   const brokerIdx = raw.brokers.map((b, i) => {
     const found = brokers.find((x) => x.name === b);
     if (!found) {
-      throw new InputError(`${path}.brokers.${i}`, `unknown broker ${JSON.stringify(b)}; brokers are: ${brokers.map((x) => x.name).join(", ")}`);
+      throw new InputError(`${path}.brokers.${i}`, `unknown broker ${describeValue(b)}; brokers are: ${listChoices(brokers.map((x) => x.name))}`);
     }
     return found.index;
   });
@@ -265,7 +254,7 @@ function normalizeProduce(raw: unknown, path: string, queueCount: number): { pro
       throw new InputError(`${path}.tags`, 'must be an object of tag → weight, e.g. { "TagA": 3, "TagB": 1 }');
     }
     for (const [tag, w] of Object.entries(raw.tags)) {
-      if (!/^[^|\s*]+$/.test(tag)) throw new InputError(`${path}.tags`, `tag "${tag}" may not contain spaces, "|" or "*"`);
+      if (!/^[^|\s*]+$/.test(tag)) throw new InputError(`${path}.tags`, `tag ${describeValue(tag)} may not contain spaces, "|" or "*"`);
       tags.push(tag);
       tagWeights.push(readNumber(raw.tags, tag, `${path}.tags.${tag}`, 0, 1e9));
     }
@@ -315,9 +304,9 @@ function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): Grou
   const allocate = normalizeAllocate(raw.allocate ?? "AVG", `${path}.allocate`);
   const name = readString(raw, "name", `${path}.name`);
   if (!NAME_RE.test(name) || name === "DEFAULT_CONSUMER") {
-    throw new InputError(`${path}.name`, `"${name}" must be 1–127 characters of A–Z a–z 0–9 _ . - and not DEFAULT_CONSUMER`);
+    throw new InputError(`${path}.name`, `${describeValue(name)} must be 1–127 characters of A–Z a–z 0–9 _ . - and not DEFAULT_CONSUMER`);
   }
-  const instances = raw.instances === undefined ? SCENARIO_DEFAULTS.instances : readInt(raw, "instances", `${path}.instances`, 1, 10_000);
+  const instances = raw.instances === undefined ? SCENARIO_DEFAULTS.instances : readInstances(raw, "instances", `${path}.instances`, 1);
   if (!isRecord(raw.subscribe) || Object.keys(raw.subscribe).length === 0) {
     throw new InputError(`${path}.subscribe`, 'must map at least one topic to an expression, e.g. { "TopicTest": "*" }');
   }
@@ -325,7 +314,7 @@ function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): Grou
   for (const [topicName, expr] of Object.entries(raw.subscribe)) {
     const p = `${path}.subscribe.${topicName}`;
     const topic = topics.find((t) => t.name === topicName);
-    if (!topic) throw new InputError(p, `unknown topic "${topicName}"; topics are: ${topics.map((t) => t.name).join(", ")}`);
+    if (!topic) throw new InputError(p, `unknown topic ${describeValue(topicName)}; topics are: ${listChoices(topics.map((t) => t.name))}`);
     if (typeof expr !== "string" || expr.trim() === "") throw new InputError(p, 'must be "*" or tags joined by "||"');
     subscriptions.push({ topic: topic.index, expression: expr, tagSet: parseTagExpression(expr, topic, p) });
   }
@@ -346,7 +335,7 @@ function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): Grou
       const range = CONSUMER_CONFIG_RANGES[key];
       const p = `${path}.config.${k}`;
       if (range === "boolean") {
-        if (typeof raw.config[k] !== "boolean") throw new InputError(p, `must be true or false, got ${JSON.stringify(raw.config[k])}`);
+        if (typeof raw.config[k] !== "boolean") throw new InputError(p, `must be true or false, got ${describeValue(raw.config[k])}`);
         (config as unknown as Record<string, unknown>)[k] = raw.config[k];
       } else if (OFF_BY_MINUS_ONE.has(key)) {
         // checkConfig (§15.5): −1 switches the topic threshold off, anything else must lie in [1, max].
@@ -381,20 +370,10 @@ function parseTagExpression(expr: string, topic: TopicModel, path: string): Set<
   for (const part of trimmed.split("||")) {
     const tag = part.trim();
     // A lone "|" can never match: tag names may not contain it, so "TagA|TagB" is a typo for "||".
-    if (tag === "" || /\s|\*|\|/.test(tag)) throw new InputError(path, `"${expr}" must be "*" or tags joined by "||"`);
+    if (tag === "" || /\s|\*|\|/.test(tag)) throw new InputError(path, `${describeValue(expr)} must be "*" or tags joined by "||"`);
     const idx = topic.tags.indexOf(tag);
     // An unknown tag is legal in RocketMQ (it simply matches nothing); map it to an index no message has.
     set.add(idx >= 0 ? idx : -2 - set.size);
   }
   return set;
-}
-
-const EXPECT_NAMES: ExpectNames = { summaryPaths: SUMMARY_FIGURES };
-/**
- * Names an expectation may refer to: every numeric figure of the summary, and with the scenario's
- * groups `groups.<group>.<figure>` (and `groups.<group>.instances.<i>.<figure>` for BROADCASTING).
- */
-export function expectNames(groups?: readonly GroupModel[]): ExpectNames {
-  if (groups === undefined || groups.length === 0) return EXPECT_NAMES;
-  return { summaryPaths: [...SUMMARY_FIGURES, ...groupFigureNames(groups)] };
 }

@@ -34,6 +34,17 @@ describe("parseSet", () => {
     expect(parseSet("description=").value).toBe("");
   });
 
+  it("rejects a number JSON reads as Infinity (1e999), at the --set, as not a finite number", () => {
+    expect(badInput(() => parseSet("topics.0.produce.rate=1e999")).message).toBe(
+      '--set topics.0.produce.rate: "1e999" is not a finite number (JSON numbers end at ±1.8e308)',
+    );
+    expect(badInput(() => parseSet("topics.0.produce.rate=-1e400")).message).toMatch(/"-1e400" is not a finite number/);
+    expect(badInput(() => parseSet('groups.0.listener={"consumeTime":{"dist":"const","value":[1e999]}}')).message).toBe(
+      "--set groups.0.listener: the value holds a number that is not a finite number (JSON numbers end at ±1.8e308)",
+    );
+    expect(parseSet("topics.0.produce.rate=1e300").value).toBe(1e300);
+  });
+
   it("rejects a missing '=' and empty path segments", () => {
     expect(badInput(() => parseSet("seed")).message).toMatch(/^--set seed: expected path=value/);
     expect(badInput(() => parseSet("=1")).message).toMatch(/the path must be dot-separated keys/);

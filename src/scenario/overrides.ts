@@ -1,8 +1,14 @@
 // Overrides of a raw scenario, `path=value` (the CLI's --set, a sweep's grid points). Pure functions
 // on the parsed JSON, through immer so the input is never changed; the result is validated afterwards
 // by normalizeScenario like any scenario file. Errors are InputErrors located at the --set at fault.
-import { produce, type Draft } from "immer";
-import { InputError } from "./errors.ts";
+import { Immer, type Draft } from "immer";
+import { describeValue, InputError } from "./errors.ts";
+import { NESTING_MAX } from "./jsonShape.ts";
+
+// Without auto-freezing, immer leaves the parts of the scenario no --set touches alone; freezing walks
+// them all, recursively, and a 5 000-level file (which validation refuses next, naming the file) would
+// overflow the stack first.
+const { produce } = new Immer({ autoFreeze: false });
 
 export interface SetOverride {
   /** The dotted path as written, for messages. */
@@ -27,6 +33,7 @@ export function parseSet(arg: string): SetOverride {
   } catch {
     // Not JSON: keep the text, so `duration=30s` needs no inner quotes.
   }
+  checkValue(value, text, path);
   return { path, keys, value };
 }
 
@@ -69,6 +76,25 @@ export function applySets(raw: unknown, sets: readonly SetOverride[]): unknown {
   });
 }
 
+/**
+ * A --set value must be one a scenario can hold. JSON.parse reads 1e999 as Infinity (which a later
+ * JSON.stringify writes as null): say so here, at the --set. And a value nested deeper than any scenario
+ * is refused before immer walks it recursively (5 000 levels overflow the stack). A loop, not recursion.
+ */
+function checkValue(value: unknown, text: string, path: string): void {
+  const stack: { v: unknown; depth: number }[] = [{ v: value, depth: 0 }];
+  while (stack.length > 0) {
+    const { v, depth } = stack.pop()!;
+    if (typeof v === "number" && !Number.isFinite(v)) {
+      const what = typeof value === "number" ? describeValue(text.trim()) : "the value holds a number that";
+      throw new InputError(`--set ${path}`, `${what} is not a finite number (JSON numbers end at ±1.8e308)`);
+    }
+    if (typeof v !== "object" || v === null) continue;
+    if (depth >= NESTING_MAX) throw new InputError(`--set ${path}`, `the value is nested deeper than ${NESTING_MAX} levels: no scenario field is`);
+    for (const x of Object.values(v)) stack.push({ v: x, depth: depth + 1 }); // no spread: a list may be huge
+  }
+}
+
 type Container = Record<string, unknown> | unknown[];
 
 function isContainer(x: unknown): x is Container {
@@ -78,5 +104,5 @@ function isContainer(x: unknown): x is Container {
 function kindOf(x: unknown): string {
   if (x === undefined) return "missing";
   if (x === null) return "null";
-  return `a ${typeof x} (${JSON.stringify(x)})`;
+  return `a ${typeof x} (${describeValue(x)})`;
 }

@@ -4,7 +4,7 @@
 // would have worked. A JSON number for a duration means milliseconds because that is RocketMQ's
 // own unit for every timing option (pullInterval, consumeTimeout, ...).
 
-import { describeValue, InputError } from "./errors.ts";
+import { describeValue, InputError, missing } from "./errors.ts";
 
 /** Largest duration or size we accept: keeps sums of a few of them safe integers. */
 export const UNIT_VALUE_MAX = 2 ** 52;
@@ -40,6 +40,7 @@ const DECIMAL_UNIT_RE = /^(?:[kmgt]i?b?|bytes?)$/i;
  * with a unit (us, µs, ms, s, m, h). Returns whole microseconds, rounded to nearest.
  */
 export function parseDurationUs(value: unknown, path: string): number {
+  if (value === undefined) throw new InputError(path, missing(`a duration; ${DURATION_FORMS}`));
   if (typeof value === "number") {
     return checkRange(value * 1_000, value, path, "duration", DURATION_FORMS);
   }
@@ -72,6 +73,7 @@ export function parseDurationUs(value: unknown, path: string): number {
  * RocketMQ's own limits are powers of two and a silent 2.4 % error would hide in results.
  */
 export function parseBytes(value: unknown, path: string): number {
+  if (value === undefined) throw new InputError(path, missing(`a size; ${BYTES_FORMS}`));
   if (typeof value === "number") {
     if (!Number.isInteger(value)) {
       throw new InputError(path, `${describeValue(value)} is not a whole number of bytes; ${BYTES_FORMS}`);

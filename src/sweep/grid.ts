@@ -11,7 +11,7 @@
 //                         start > 0 and factor > 1.
 // Any value text containing ".." is read as a range, never as a list.
 import type { SweepParam } from "./types.ts";
-import { InputError } from "../scenario/errors.ts";
+import { describeValue, InputError } from "../scenario/errors.ts";
 import { applySets, parseSet } from "../scenario/overrides.ts";
 import { SweepInputError } from "./errors.ts";
 
@@ -48,7 +48,7 @@ export function parseParam(arg: string): SweepParam {
   const seen = new Set<string>();
   for (const v of values) {
     const key = `${typeof v}:${String(v)}`;
-    if (seen.has(key)) throw new SweepInputError(where, `the value ${JSON.stringify(v)} appears twice; each value may be given once`);
+    if (seen.has(key)) throw new SweepInputError(where, `the value ${describeValue(v)} appears twice; each value may be given once`);
     seen.add(key);
   }
   return { path, spec, values };
@@ -79,7 +79,7 @@ function isPrefix(outer: string, inner: string): boolean {
 function parseList(spec: string, where: string): ParamValue[] {
   return spec.split(",").map((raw) => {
     const token = raw.trim();
-    if (token === "") throw new SweepInputError(where, `an empty value in the list "${spec}"; ${ACCEPTED}`);
+    if (token === "") throw new SweepInputError(where, `an empty value in the list ${describeValue(spec)}; ${ACCEPTED}`);
     if (token === "true") return true;
     if (token === "false") return false;
     if (token.startsWith('"')) {
@@ -89,7 +89,7 @@ function parseList(spec: string, where: string): ParamValue[] {
       } catch {
         // Fall through to the error below.
       }
-      throw new SweepInputError(where, `${token} is not a quoted string; write "text" with no comma inside`);
+      throw new SweepInputError(where, `${describeValue(token)} is not a quoted string; write "text" with no comma inside`);
     }
     if (NUMBER.test(token)) return finite(token, where);
     return token;
@@ -100,7 +100,7 @@ function parseRange(spec: string, where: string): number[] {
   const halves = spec.split("..");
   const tail = halves.length === 2 ? /^([^:*]*)([:*])(.*)$/.exec(halves[1]!) : null;
   if (!tail) {
-    throw new SweepInputError(where, `"${spec}" is not a range; a range is start..end:step (100..2000:100) or start..end*factor (50..5000*2)`);
+    throw new SweepInputError(where, `${describeValue(spec)} is not a range; a range is start..end:step (100..2000:100) or start..end*factor (50..5000*2)`);
   }
   const arithmeticRange = tail[2] === ":";
   const start = rangeNumber(halves[0]!, "start", where);
@@ -112,13 +112,13 @@ function parseRange(spec: string, where: string): number[] {
 
 function rangeNumber(text: string, what: string, where: string): number {
   const t = text.trim();
-  if (!NUMBER.test(t)) throw new SweepInputError(where, `the range ${what} "${t}" is not a number; ${ACCEPTED}`);
+  if (!NUMBER.test(t)) throw new SweepInputError(where, `the range ${what} ${describeValue(t)} is not a number; ${ACCEPTED}`);
   return finite(t, where);
 }
 
 function finite(token: string, where: string): number {
   const v = Number(token);
-  if (!Number.isFinite(v)) throw new SweepInputError(where, `${token} is not a finite number`);
+  if (!Number.isFinite(v)) throw new SweepInputError(where, `${token.length <= 40 ? token : describeValue(token)} is not a finite number`);
   return v === 0 ? 0 : v; // -0 and 0 are the same setting
 }
 

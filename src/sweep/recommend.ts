@@ -14,6 +14,7 @@
 // throughput is within 1 % of the best": minimize that parameter subject to DEFAULT_REQUIREMENT.
 // When the first parameter is not numeric (or nothing is swept) it minimizes memoryPerConsumerMiB
 // under the same requirement instead.
+import { describeValue } from "../scenario/errors.ts";
 import { evaluateExpectation, type ExpectResult } from "../scenario/expect.ts";
 import { ExpectError, parseExpectation, type Expectation } from "../scenario/expectParser.ts";
 import type { TimeSeries } from "../metrics/Sampler.ts";
@@ -82,7 +83,7 @@ const TOKEN = /(?:\d+(?:\.\d+)?|\.\d+)[A-Za-z]*|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za
 
 /** Parses a --require; throws a SweepInputError naming it. */
 export function parseRequirement(source: string): Requirement {
-  const where = `--require ${JSON.stringify(source)}`;
+  const where = `--require ${describeValue(source)}`;
   const fn = SERIES_FUNCTION.exec(source);
   if (fn) {
     throw new SweepInputError(where, `${fn[1]}(…) reads a time series, but requirements compare each point's metric means; use the metric names: ${SWEEP_METRIC_KEYS.join(", ")}`);
