@@ -119,9 +119,8 @@ export class Broker implements Node {
     this.scheduleService = new ScheduleMessageService(ctx, BrokerTimer.SCHEDULE_DUE, model.delayLevelsUs, log, (e, replay) => this.sendBack.deliverRetry(e, replay), !this.replica?.isSlave);
     this.sendBack.scheduleService = this.scheduleService;
     if (replication !== undefined) {
-      this.slaveSync = new SlaveSynchronize(ctx, replication.replica, replication.nameServer, model.index, profile, this.offsets, this.scheduleService, {
-        register: BrokerTimer.REGISTER, sync: BrokerTimer.SLAVE_SYNC,
-      });
+      const timers = { register: BrokerTimer.REGISTER, sync: BrokerTimer.SLAVE_SYNC };
+      this.slaveSync = new SlaveSynchronize(ctx, replication.replica, replication.nameServer, model.index, profile, this.offsets, this.scheduleService, timers);
     }
   }
 
@@ -196,8 +195,7 @@ export class Broker implements Node {
         this.ctx.timer(RETENTION_CHECK_PERIOD_US, BrokerTimer.RETENTION);
         return;
       case BrokerTimer.SCHEDULE_DUE:
-        this.scheduleService.onDue(arg);
-        return;
+        return this.scheduleService.onDue(arg);
       case BrokerTimer.DELAY_OFFSET_FLUSH:
         if (!this.down && this.scheduleService.running) this.scheduleService.persist();
         this.ctx.timer(FLUSH_DELAY_OFFSET_INTERVAL_US, BrokerTimer.DELAY_OFFSET_FLUSH);
@@ -332,9 +330,8 @@ export class Broker implements Node {
   // ---------------------------------------------------------------- faults
 
   /**
-   * The process dies: held requests are forgotten (the network times them out), consumer offsets not
-   * flushed are lost, and with `loseSinceUs` so is the commit-log tail stored since then (an
-   * ASYNC_FLUSH broker's unflushed pages, broker spec §1.2); returns the messages lost.
+   * The process dies: held requests are forgotten (the network times them out), offsets not flushed are
+   * lost, and with `loseSinceUs` the commit-log tail stored since then (ASYNC_FLUSH, broker spec §1.2).
    */
   crash(loseSinceUs = Infinity): number {
     this.source.advanceTo(this.ctx.nowUs);
@@ -343,13 +340,15 @@ export class Broker implements Node {
     // The delivery progress since the last persist is lost: a restart replays it (§6.4).
     this.scheduleService.crash();
     this.slaveSync?.reset();
-    return loseSinceUs === Infinity ? 0 : this.store.loseTail(loseSinceUs, this.ctx.nowUs);
+    return loseSinceUs === Infinity ? 0 : this.loseTail(loseSinceUs);
   }
 
-  /**
-   * Restart: offsets and delay offsets come back as last flushed (a master's schedule service starts from
-   * them, 1 s later, §6.2); the registry is empty until clients heartbeat again.
-   */
+  /** The commit log is cut back to `sinceUs`: the queues' tails, and the messages parked since then. */
+  loseTail(sinceUs: number): number {
+    return this.store.loseTail(sinceUs, this.ctx.nowUs) + this.scheduleService.loseTail(sinceUs, (e) => this.observer.discarded(e.group, e.originKey));
+  }
+
+  /** Restart: offsets and delay offsets as last flushed (delivery resumes 1 s later, §6.2); an empty registry. */
   restart(preOnline?: Broker): void {
     this.down = false;
     this.offsets.restore();

@@ -2,7 +2,8 @@
 // topic's consume queues — one per delay level, SCHEDULE_TOPIC_XXXX queue L − 1 — and delivered into
 // %RETRY%<group> when due. Split in two as RocketMQ is:
 //  * ScheduleLog: the consume queues themselves, part of the commit log and so shared by every node of a
-//    broker group (master and slaves model one replicated log). Offsets are absolute and never reused.
+//    broker group (master and slaves model one replicated log). Offsets are absolute; only a lost
+//    commit-log tail (loseTail) gives its offsets out again, as it does for every consume queue.
 //  * ScheduleMessageService: one per broker node. Its offset table (level → next offset to deliver) is
 //    per node and not replicated: it is written to delayOffset.json by persist() (§6.3), copied to slaves
 //    by SlaveSynchronize (syncFrom, §4.7), and reloaded by start() (4.9.0+, §5). So a crash replays what
@@ -33,6 +34,8 @@ const TRIM_MIN_ENTRIES = 1024;
 export interface ScheduleLogReader {
   /** The lowest offset of `level` this reader may still deliver, now or after a restart or promotion. */
   minNeeded(level: number): number;
+  /** The log of `level` now ends at `end` (a lost tail): no table may point past it. */
+  truncated(level: number, end: number): void;
 }
 
 /**
@@ -95,6 +98,29 @@ export class ScheduleLog {
     const before = this.deliveredEnds[level]!;
     if (to > before) this.deliveredEnds[level] = to;
     return Math.max(0, Math.min(to, before) - from);
+  }
+
+  /**
+   * A crash lost the commit-log tail stored since `sinceUs`, and with it the messages parked since then
+   * (the schedule topic's consume queues are in that log; a level's entries are in store order, as its
+   * delay is fixed). The delivered mark and every reader's tables come back to the new end. Each lost
+   * entry goes to `lost`; returns how many.
+   */
+  loseTail(sinceUs: number, delayLevelsUs: readonly number[], lost: (e: ScheduledRetry) => void): number {
+    let n = 0;
+    for (let l = 1; l < this.levels; l++) {
+      const q = this.entries[l]!;
+      let keep = q.length;
+      while (keep > 0 && q[keep - 1]!.dueUs - delayLevelsUs[l]! >= sinceUs) keep--;
+      if (keep === q.length) continue;
+      for (let i = keep; i < q.length; i++) lost(q[i]!);
+      n += q.length - keep;
+      q.length = keep;
+      const end = this.bases[l]! + keep;
+      if (this.deliveredEnds[l]! > end) this.deliveredEnds[l] = end;
+      for (const r of this.readers) r.truncated(l, end);
+    }
+    return n;
   }
 
   /**
@@ -259,6 +285,17 @@ export class ScheduleMessageService implements ScheduleLogReader {
   /** ScheduleLogReader: a running node reads from its table, and after a crash from its file. */
   minNeeded(level: number): number {
     return Math.min(this.offsets[level]!, this.persisted[level]!);
+  }
+
+  /** The group's log lost its tail since `sinceUs` (ScheduleLog#loseTail); returns how many parked messages. */
+  loseTail(sinceUs: number, lost: (e: ScheduledRetry) => void): number {
+    return this.log.loseTail(sinceUs, this.delayLevelsUs, lost);
+  }
+
+  /** ScheduleLogReader: correctDelayOffset's upper bound — the tables never point past the log's end. */
+  truncated(level: number, end: number): void {
+    if (this.offsets[level]! > end) this.offsets[level] = end;
+    if (this.persisted[level]! > end) this.persisted[level] = end;
   }
 
   private arm(level: number, atUs: number): void {

@@ -68,12 +68,26 @@ function checkBelow(rec: Recorder, subject: number, mq: number, q: { minOffset: 
 }
 
 /**
+ * One live process per instance slot: an incarnation that was replaced (a restart) is crashed or shut
+ * down, or still finishing its shutdown. Two running incarnations would pull and consume the same
+ * queues under one client id.
+ */
+export function checkIncarnations(cl: Cluster): void {
+  for (const c of cl.incarnations) {
+    if (c === cl.consumers[c.index] || !c.alive || c.state !== "RUNNING" || c.shuttingDown) continue;
+    const now = cl.consumers[c.index]!;
+    throw new InvariantError(`instance slot ${c.index} (${c.clientId}) has two running incarnations: epoch ${c.epoch} was replaced by epoch ${now.epoch} while still running`);
+  }
+}
+
+/**
  * Every check: cache counters, committed offsets, and the conservation of messages (whose accounts it
  * returns). A failure names the virtual time and the seed as well as the queue or group at fault.
  */
 export function checkRun(cl: Cluster, rec: Recorder): GroupAccount[] {
   try {
     checkCacheCounters(cl);
+    checkIncarnations(cl);
     checkCommittedOffsets(cl, rec);
     return accountMessages(cl, rec);
   } catch (e) {

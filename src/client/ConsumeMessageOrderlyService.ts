@@ -230,7 +230,9 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
     const pq = this.wPq[worker]!;
     const mq = this.wMq[worker]!;
     const now = this.ctx.nowUs;
-    const ok = this.wOk[worker] === 1;
+    const r = this.results;
+    // ROLLBACK with autoCommit is taken as SUCCESS (a warning, then commit and OK TPS; §8.4).
+    const ok = this.wOk[worker] === 1 || (r.failureResult === "ROLLBACK" && r.autoCommit);
     this.wCallEndUs[worker] = -1;
     this.stats.consumeTime.record(now - this.wCallStartUs[worker]!);
     const first = this.wFirst[worker]!;
@@ -241,14 +243,12 @@ export class ConsumeMessageOrderlyService implements ConsumeService {
       if (ok) this.observer.consumed(this.host.group, mq, o, row.originKey, row.originBornUs, this.host.addr, now);
       this.trace.emit(this.T.consumeEnd, now, mq, o, this.host.index, ok ? 1 : 0);
     }
-    const r = this.results;
     if (ok) {
-      // SUCCESS or COMMIT; with autoCommit off, SUCCESS commits nothing: the messages stay taken.
+      // SUCCESS, COMMIT (or ROLLBACK as SUCCESS); with autoCommit off SUCCESS commits nothing: still taken.
       if (r.autoCommit || r.successResult === "COMMIT") return this.commitAndContinue(worker);
       return this.step(worker);
     }
-    // ROLLBACK with autoCommit counts as success (a warning); without it everything taken goes back.
-    if (r.failureResult === "ROLLBACK" && r.autoCommit) return this.commitAndContinue(worker);
+    // Without autoCommit a ROLLBACK puts everything taken back.
     this.suspends++;
     this.observer.orderlySuspended(this.host.group, mq, pq.takenOffset(first), this.host.addr, now);
     this.trace.emit(this.host.suspendTraceType(), now, mq, pq.takenOffset(first), this.host.index, pq.takenRow(first).reconsumeTimes);

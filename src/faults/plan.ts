@@ -14,6 +14,8 @@ export class FaultPlan {
   private readonly activeLinks = new Map<number, LinkFault>();
   /** The old master of each failover, restarted at its end. */
   private readonly failedOver = new Map<number, number>();
+  /** The instances each consumerCrash actually crashed (by fault index): only those restart after it. */
+  private readonly crashedBy = new Map<number, number[]>();
   private kind = -1;
   private readonly traceType: number;
 
@@ -62,7 +64,10 @@ export class FaultPlan {
         return this.describeStops(f.consumers, (c) => cl.consumers[c]!.shutdown(), "stopped cleanly");
       case "consumerCrash": {
         const what = `crashed (${f.mode}${f.loseLocalOffsets ? ", local offsets lost" : ""})`;
+        const crashed: number[] = [];
+        this.crashedBy.set(f.index, crashed);
         return this.describeStops(f.consumers, (c) => {
+          crashed.push(c);
           cl.consumers[c]!.crash(f.mode);
           if (f.loseLocalOffsets) cl.localOffsetFiles[c]?.clear();
         }, what);
@@ -78,7 +83,8 @@ export class FaultPlan {
       case "duplicateClientId": {
         const shared = cl.consumers[f.sameAs]!.clientId;
         cl.consumers[f.consumer]!.shutdown();
-        cl.reincarnate(f.consumer, shared).start();
+        const c = cl.reincarnate(f.consumer, shared);
+        if (cl.startIncarnation(c)) return `instance will start at ${c.groupModel.startAtUs / 1000} ms with client id ${shared}`;
         return `instance restarted with client id ${shared}`;
       }
       case "brokerCrash": {
@@ -152,9 +158,14 @@ export class FaultPlan {
   private end(f: FaultModel): string {
     const cl = this.cl;
     switch (f.kind) {
-      case "consumerCrash":
-        for (const c of f.consumers) cl.reincarnate(c).start();
-        return "restarted";
+      case "consumerCrash": {
+        // An instance that was not running when the crash came (not started yet, already stopped) was
+        // not crashed, so it is not restarted; nor is one started again meanwhile. A second incarnation
+        // beside a live one would consume every queue twice under one client id.
+        const crashed = this.crashedBy.get(f.index) ?? [];
+        for (const c of crashed) this.startInstance(c);
+        return crashed.length === f.consumers.length ? "restarted" : `${crashed.length} of ${f.consumers.length} instance(s) restarted (the others were not running at the crash)`;
+      }
       case "pause":
         for (const c of f.consumers) this.resume(c);
         return "resumed";

@@ -140,9 +140,24 @@ export class Cluster {
   /** Replaces a consumer instance with a fresh incarnation (a restarted JVM), not yet started. */
   reincarnate(slot: number, clientId?: string): PushConsumer {
     const old = this.consumers[slot]!;
+    // Replaced before it ever started: its pending initial START must not bring it up beside the new one.
+    if (old.state === "CREATE_JUST") old.alive = false;
     this.retiredRebalanceRuns += old.rebalance.runs;
     this.retiredRebalanceChanges += old.rebalance.changes;
     return this.incarnate(slot, old.epoch + 1, old.instance, clientId ?? old.clientId, old.group);
+  }
+
+  /**
+   * Starts a fresh incarnation when its slot's initial start is still ahead (a group's startAt), else
+   * now; returns whether the start was deferred.
+   */
+  startIncarnation(c: PushConsumer): boolean {
+    if (c.instance < c.groupModel.instances && this.sched.nowUs < c.groupModel.startAtUs) {
+      c.ctx.timerAt(c.groupModel.startAtUs, ClientTimer.START);
+      return true;
+    }
+    c.start();
+    return false;
   }
 
   private incarnate(slot: number, epoch: number, instance: number, clientId: string, group: number): PushConsumer {
@@ -227,7 +242,7 @@ export class Cluster {
     let lost = 0;
     if (next.replica!.model.mode === "classic") {
       this.settle();
-      lost = next.store.loseTail(next.replica!.replicatedUpTo(now) + 1e-6, now);
+      lost = next.loseTail(next.replica!.replicatedUpTo(now) + 1e-6);
     }
     const nextId = next.replica!.brokerId;
     for (const x of this.groupNodes(b)) if (electedRoles) x.replica!.electedRoles = true;
