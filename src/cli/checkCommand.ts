@@ -10,7 +10,8 @@ import { compareSummaries, formatDrift, type Tolerance } from "../checks/baselin
 import { toleranceOptions } from "./compareCommand.ts";
 import { toJUnitXml, type CheckSuite } from "../checks/junit.ts";
 import type { CliEnv } from "./env.ts";
-import { BadInputError, EXIT, inFile } from "./errors.ts";
+import { BadInputError, EXIT, inFile, ResourceLimitError } from "./errors.ts";
+import { guardScenario, runLimits, type RunLimits } from "./resourceGuards.ts";
 import { readJsonFile } from "./readJson.ts";
 import { parseCheckEvery } from "./overrides.ts";
 import type { RunOutput } from "./computeRun.ts";
@@ -31,6 +32,9 @@ export interface CheckOptions {
   /** --check-every: invariant and conservation checks during each run (default: every 10 s of virtual
    * time, or every duration / MAX_DEFAULT_CHECKS if that is longer). */
   checkEvery?: string;
+  /** --max-memory / --max-events: a run past them stops early and fails the check (exit 3). */
+  maxMemory?: string;
+  maxEvents?: string;
 }
 
 /** How often `check` runs the invariant and conservation checks unless told otherwise. */
@@ -46,13 +50,25 @@ interface Job {
   seed: number;
   /** Checks during the run every this many µs of virtual time; 0 = only at the end. */
   checkEveryUs: number;
+  /** Why a resource guard refuses to run it at all (a backlog beyond --max-memory), or null. */
+  refused: string | null;
+}
+
+/** What one run gave: its summary, or the error that ended it. */
+interface RunOutcome {
+  summary: Summary | null;
+  error: string | null;
+  wallMs: number;
+  /** A resource guard stopped or refused it (exit 3 unless something else failed). */
+  limited: boolean;
 }
 
 export interface JobResult {
   job: Job;
   summary: Summary | null;
-  /** The run's own failure (conservation, invariant, internal). */
+  /** The run's own failure (conservation, invariant, internal, or a resource guard's stop). */
   error: string | null;
+  limited: boolean;
   wallMs: number;
   /** With --determinism: the second run's trace hash and whether the summaries were identical. */
   second?: { traceHash: string; sameSummary: boolean };
@@ -68,6 +84,8 @@ export async function checkCommand(options: CheckOptions, env: CliEnv): Promise<
   const { tolerance, overrides } = toleranceOptions(options.tolerance, options.toleranceFor);
   const givenUs = options.checkEvery === undefined ? null : parseCheckEvery(options.checkEvery);
   const defaultUs = parseCheckEvery(CHECK_EVERY_DEFAULT);
+  const limits = runLimits(options);
+  const workers = Math.max(1, Math.min(options.workers ?? availableParallelism(), 64));
   // Read and validate everything first: bad input stops the check before any run.
   const jobs: Job[] = [];
   for (const file of files) {
@@ -79,22 +97,33 @@ export async function checkCommand(options: CheckOptions, env: CliEnv): Promise<
       throw inFile(file, error);
     }
     const checkEveryUs = givenUs ?? Math.max(defaultUs, Math.ceil(model.durationUs / MAX_DEFAULT_CHECKS));
-    for (let k = 0; k < options.seeds; k++) jobs.push({ file, name: model.name, raw, seed: (model.seed + k) % 2 ** 32, checkEveryUs });
+    let refused: string | null = null;
+    try {
+      const warning = guardScenario(model, limits.maxMemoryBytes, file, workers);
+      if (warning !== null) env.stderr.write(`rmqsim: warning: ${warning}\n`);
+    } catch (error) {
+      if (!(error instanceof ResourceLimitError)) throw error;
+      refused = error.message;
+    }
+    for (let k = 0; k < options.seeds; k++) jobs.push({ file, name: model.name, raw, seed: (model.seed + k) % 2 ** 32, checkEveryUs, refused });
   }
-  const workers = Math.max(1, Math.min(options.workers ?? availableParallelism(), 64));
   const runs = options.determinism ? jobs.flatMap((j) => [j, j]) : jobs;
   const pool = env.pool?.(workers);
   let outputs;
   try {
-    outputs = await runPool(runs, workers, { ...env, engine: pool?.engine ?? env.engine });
+    outputs = await runPool(runs, workers, limits, { ...env, engine: pool?.engine ?? env.engine });
   } finally {
     await pool?.close();
   }
   const results: JobResult[] = jobs.map((job, i) => {
     const first = outputs[options.determinism ? 2 * i : i]!;
-    const r: JobResult = { job, summary: first.summary, error: first.error, wallMs: first.wallMs };
-    if (options.determinism) {
-      const second = outputs[2 * i + 1]!;
+    const r: JobResult = { job, summary: first.summary, error: first.error, wallMs: first.wallMs, limited: first.limited };
+    const second = options.determinism ? outputs[2 * i + 1]! : null;
+    // A run a guard stopped has no determinism verdict (two such runs need not stop at the same event).
+    if (second !== null && second.limited && !first.limited) {
+      r.error = `second run (--determinism): ${second.error}`;
+      r.limited = true;
+    } else if (second !== null && !first.limited) {
       r.second = {
         traceHash: second.summary?.traceHash ?? "",
         sameSummary: JSON.stringify(second.summary) === JSON.stringify(first.summary),
@@ -103,8 +132,14 @@ export async function checkCommand(options: CheckOptions, env: CliEnv): Promise<
     return r;
   });
   if (options.baseline !== undefined) await baselines(results, options, tolerance, overrides, env);
+  // A definite failure (exit 1) outranks a run a guard stopped, whose verdict is unknown (exit 3).
   let failed = false;
-  for (const r of results) if (!passed(r, options)) failed = true;
+  let limited = false;
+  for (const r of results) {
+    if (passed(r, options)) continue;
+    if (r.limited && r.drift === undefined) limited = true;
+    else failed = true;
+  }
   if (options.json) env.stdout.write(`${JSON.stringify(results.map(toJson), null, 2)}\n`);
   else env.stdout.write(formatResults(results, options));
   if (options.junit !== undefined) {
@@ -113,7 +148,7 @@ export async function checkCommand(options: CheckOptions, env: CliEnv): Promise<
     await env.fs.writeFile(`${target}.tmp-${env.pid}`, xml);
     await env.fs.rename(`${target}.tmp-${env.pid}`, target);
   }
-  return failed ? EXIT.expectationsFailed : EXIT.ok;
+  return failed ? EXIT.expectationsFailed : limited ? EXIT.resourceLimit : EXIT.ok;
 }
 
 /** Files given, and the .json scenarios (not JSON Schemas) inside directories given, sorted. */
@@ -133,8 +168,8 @@ export async function collectScenarioFiles(targets: readonly string[], env: Pick
 }
 
 /** Runs jobs on up to `workers` engines at once; results come back in job order. */
-async function runPool(jobs: readonly Job[], workers: number, env: CliEnv): Promise<{ summary: Summary | null; error: string | null; wallMs: number }[]> {
-  const results: { summary: Summary | null; error: string | null; wallMs: number }[] = new Array(jobs.length);
+async function runPool(jobs: readonly Job[], workers: number, limits: RunLimits, env: CliEnv): Promise<RunOutcome[]> {
+  const results: RunOutcome[] = new Array(jobs.length);
   let next = 0;
   const startedAt = env.now().toISOString();
   const worker = async () => {
@@ -142,12 +177,18 @@ async function runPool(jobs: readonly Job[], workers: number, env: CliEnv): Prom
       const i = next++;
       if (i >= jobs.length) return;
       const job = jobs[i]!;
+      if (job.refused !== null) {
+        results[i] = { summary: null, error: `refused: ${job.refused}`, wallMs: 0, limited: true };
+        continue;
+      }
       const scenario = { ...job.raw, seed: job.seed };
       try {
-        const out: RunOutput = await env.engine({ scenario, trace: false, charts: false, report: false, startedAt, ...(job.checkEveryUs > 0 ? { checkEveryUs: job.checkEveryUs } : {}) }, () => {}).done;
-        results[i] = { summary: out.summary, error: null, wallMs: out.run.wallMs };
+        const out: RunOutput = await env.engine({ scenario, trace: false, charts: false, report: false, startedAt, ...limits, ...(job.checkEveryUs > 0 ? { checkEveryUs: job.checkEveryUs } : {}) }, () => {}).done;
+        const s = out.summary;
+        const error = s.complete ? null : `stopped early (${s.stopReason}): ${s.stopDetail ?? ""}`;
+        results[i] = { summary: s, error, wallMs: out.run.wallMs, limited: !s.complete };
       } catch (error) {
-        results[i] = { summary: null, error: error instanceof Error ? error.message : String(error), wallMs: 0 };
+        results[i] = { summary: null, error: error instanceof Error ? error.message : String(error), wallMs: 0, limited: error instanceof ResourceLimitError };
       }
     }
   };
@@ -159,7 +200,8 @@ async function baselines(results: JobResult[], options: CheckOptions, tolerance:
   const dir = resolve(env.cwd, options.baseline!);
   if (options.updateBaseline) await env.fs.mkdir(dir);
   for (const r of results) {
-    if (r.summary === null) continue;
+    // A partial run is neither a baseline nor comparable with one (its error already fails it).
+    if (r.summary === null || !r.summary.complete) continue;
     const file = join(dir, baselineName(r.job));
     if (options.updateBaseline) {
       await env.fs.writeFile(`${file}.tmp-${env.pid}`, `${JSON.stringify(r.summary, null, 2)}\n`);
@@ -197,7 +239,8 @@ function formatResults(results: readonly JobResult[], options: CheckOptions): st
     const head = `${ok ? "PASS" : "FAIL"}  ${r.job.name} (seed ${r.job.seed})  ${r.job.file}  ${(r.wallMs / 1000).toFixed(1)} s`;
     out += `${head}\n`;
     if (r.error !== null) out += `      error: ${r.error}\n`;
-    for (const e of r.summary?.expectations ?? []) out += `  ${e.ok ? "✓" : "✗"} ${e.expression}   [${e.actual}]\n`;
+    if (r.summary !== null && !r.summary.complete) out += "      expectations not judged: the run is incomplete\n";
+    else for (const e of r.summary?.expectations ?? []) out += `  ${e.ok ? "✓" : "✗"} ${e.expression}   [${e.actual}]\n`;
     if (r.second) {
       const same = r.second.traceHash === r.summary?.traceHash && r.second.sameSummary;
       out += same
@@ -214,7 +257,7 @@ function formatResults(results: readonly JobResult[], options: CheckOptions): st
 
 function toJson(r: JobResult) {
   return {
-    file: r.job.file, scenario: r.job.name, seed: r.job.seed, error: r.error,
+    file: r.job.file, scenario: r.job.name, seed: r.job.seed, error: r.error, complete: r.summary?.complete ?? false,
     expectations: r.summary?.expectations ?? [], traceHash: r.summary?.traceHash ?? null,
     ...(r.second ? { deterministic: r.second.traceHash === r.summary?.traceHash && r.second.sameSummary } : {}),
     ...(r.drift !== undefined ? { drift: r.drift } : {}),

@@ -3,6 +3,8 @@
 // the same code either way, and hands back a Map of file name → content for the CLI to write.
 import type { RunResult, SimulateOptions } from "../run/simulate.ts";
 import type { Summary } from "../metrics/summary.ts";
+import { formatBytes } from "../scenario/units.ts";
+import { reportReserve } from "./resourceGuards.ts";
 import { sweepMetrics } from "../sweep/metrics.ts";
 import type { RunMetrics } from "../sweep/types.ts";
 
@@ -22,6 +24,10 @@ export interface RunRequest {
   sweepWarmupUs?: number;
   /** Run the invariant and conservation checks every this much virtual time, µs (absent or 0: at the end only). */
   checkEveryUs?: number;
+  /** --max-events: stop (stopReason "maxEvents") after this many events (absent: SCENARIO_DEFAULTS.maxEvents). */
+  maxEvents?: number;
+  /** --max-memory: stop (stopReason "maxMemory") once ComputeDeps.memoryOver says memory passed this. */
+  maxMemoryBytes?: number;
 }
 
 /** Wall-clock facts about one run: written to run.json, never into summary.json. */
@@ -69,6 +75,11 @@ export interface ComputeDeps {
   /** Monotonic wall clock, ms. */
   nowMs: () => number;
   nodeVersion: string;
+  /**
+   * Whether memory use passed `limitBytes`: null if not, else what was measured ("the process's
+   * resident memory reached 312.0 MiB"). Polled between slices of the run; absent: never over.
+   */
+  memoryOver?: (limitBytes: number) => string | null;
 }
 
 export interface ComputeControl {
@@ -79,12 +90,21 @@ export interface ComputeControl {
 
 export async function computeRun(request: RunRequest, deps: ComputeDeps, control: ComputeControl): Promise<RunOutput> {
   const started = deps.nowMs();
+  const memoryLimit = request.maxMemoryBytes;
+  const memoryOver = memoryLimit === undefined ? undefined : deps.memoryOver;
+  // Finishing the run (and rendering the report, charts above all) needs memory after the stop: keep some back.
+  const reserve = memoryLimit === undefined ? 0 : reportReserve(memoryLimit, request.report !== false);
+  const kept = ` less ${formatBytes(reserve)} kept for ${request.report === false ? "the summary" : "writing the report"}`;
   const result = deps.simulate(request.scenario, {
     ...(request.trace ? { captureTrace: () => () => true } : {}),
     ...(request.checkEveryUs ? { checkEveryUs: request.checkEveryUs } : {}),
+    ...(request.maxEvents !== undefined ? { maxEvents: request.maxEvents } : {}),
     onProgress: (simulatedUs, totalUs, events) => {
       control.onProgress({ simulatedUs, totalUs, events, wallMs: deps.nowMs() - started });
-      return !control.shouldStop();
+      if (control.shouldStop()) return false;
+      const over = memoryOver?.(memoryLimit! - reserve) ?? null;
+      if (over === null) return true;
+      return { reason: "maxMemory", detail: `${over}, past --max-memory ${formatBytes(memoryLimit!)}${kept}, at ${simulatedUs / 1e6} s of virtual time` };
     },
   });
   const wallMs = deps.nowMs() - started;

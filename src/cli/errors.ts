@@ -1,10 +1,11 @@
 // The CLI's error vocabulary and its single mapping from errors to exit codes and stderr lines.
 //
 // Anything the user can fix (a file, a flag, a field) is a BadInputError or an InputError from the
-// model's validators and exits 2 with one line naming where the problem is; a report that cannot be
-// written exits 74; everything else is a bug in rmqsim and exits 70 (EX_SOFTWARE from sysexits.h)
+// model's validators and exits 2 with one line naming where the problem is; a run a resource guard
+// refuses or cannot continue (ResourceLimitError) exits 3; a report that cannot be written exits 74; everything else is a bug in rmqsim and exits 70 (EX_SOFTWARE from sysexits.h)
 // with its stack, so it can be reported.
 import { InputError } from "../scenario/errors.ts";
+import { SchedulerOverflowError } from "../sim/Scheduler.ts";
 
 export const EXIT = {
   ok: 0,
@@ -12,6 +13,9 @@ export const EXIT = {
   expectationsFailed: 1,
   /** Bad command line, unreadable or invalid scenario file. */
   badInput: 2,
+  /** A resource guard stopped a run (--max-memory, --max-events, too many pending events): a partial
+   * report with "complete": false was written — or the run was refused before it started. */
+  resourceLimit: 3,
   /** The report could not be written (EX_IOERR from sysexits.h). */
   ioError: 74,
   /** An internal error: a bug in rmqsim. */
@@ -45,6 +49,17 @@ export class ReportWriteError extends Error {
   }
 }
 
+/**
+ * A run that a resource guard refuses before it starts (a backlog too large for --max-memory) or that
+ * cannot go on and cannot report (one event scheduled more events than the scheduler can hold).
+ */
+export class ResourceLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ResourceLimitError";
+  }
+}
+
 /** An error raised in the simulation worker that was not the user's fault, carried across threads. */
 export class InternalError extends Error {
   constructor(message: string, stack?: string) {
@@ -69,6 +84,10 @@ export function reportError(error: unknown, writeErr: (text: string) => void): n
   if (isBadInput(error)) {
     writeErr(`rmqsim: ${error.message}\n`);
     return EXIT.badInput;
+  }
+  if (error instanceof ResourceLimitError || error instanceof SchedulerOverflowError) {
+    writeErr(`rmqsim: ${error.message}\n`);
+    return EXIT.resourceLimit;
   }
   if (error instanceof ReportWriteError) {
     writeErr(`rmqsim: ${error.message}\n`);

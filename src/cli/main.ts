@@ -3,6 +3,7 @@
 // realEnv() and main() below.
 import { Command, CommanderError } from "commander";
 import pkg from "../../package.json" with { type: "json" };
+import { SCENARIO_DEFAULTS } from "../scenario/defaults.ts";
 import { realEnv, type CliEnv } from "./env.ts";
 import { BadInputError, EXIT, reportError } from "./errors.ts";
 import { DEFAULT_SCENARIO_DIR, listCommand } from "./listCommand.ts";
@@ -17,9 +18,14 @@ Exit codes:
   0   success
   1   the run finished but an "expect" entry of the scenario failed
   2   bad input: command line, unreadable file, malformed JSON or invalid scenario
+  3   a resource guard stopped a run (--max-memory, --max-events, too many pending events): a partial
+      report with "complete": false and the reason was written (or the run was refused before it began)
   70  internal error (a bug in rmqsim)
   74  the report could not be written (the previous report is left untouched)
   130 run interrupted by Ctrl-C (a partial report with "complete": false was written)`;
+
+const MAX_MEMORY_HELP = "stop a run cleanly (partial report, exit 3) once its memory passes <size>, e.g. 2GiB, 512MiB (default: 75% of the machine's memory; check and sweep give each worker thread its share)";
+const MAX_EVENTS_HELP = `stop a run cleanly (partial report, exit 3) after <n> events (default: ${SCENARIO_DEFAULTS.maxEvents})`;
 
 const RUN_HELP = `
 Writes summary.json, run.json, timeseries.csv, the charts (*.png) and report.html into the output
@@ -30,7 +36,9 @@ the previous report only when all are written.
 as JSON if it can be, else taken as a string. The result is validated like the file itself.
 
 Ctrl-C stops the simulation at the next slice of virtual time and writes a partial report
-("complete": false, exit code 130); a second Ctrl-C quits at once without a report.
+("complete": false, exit code 130); a second Ctrl-C quits at once without a report. --max-memory and
+--max-events stop it the same way (stopReason "maxMemory" / "maxEvents", exit code 3); a backlog that
+cannot fit in --max-memory is refused before anything is built.
 
 Objects missing on the way are created (groups.0.config.pullThresholdForQueue=200 works on a group
 without a config); a whole object can be set too: --set 'groups.0.listener={"consumeTime":"20ms"}'
@@ -109,6 +117,8 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
     .option("--trace", "also write trace.jsonl: every trace record, one JSON object per line")
     .option("--progress", "show progress on stderr even when stderr is not a terminal (one line every 5 s)")
     .option("--check-every <d>", "also run the invariant and conservation checks every <d> of virtual time, e.g. 10s (default: only at the end)")
+    .option("--max-memory <size>", MAX_MEMORY_HELP)
+    .option("--max-events <n>", MAX_EVENTS_HELP)
     .addHelpText("after", RUN_HELP + "\n" + EXIT_HELP)
     .action(async (scenario: string, opts: Partial<Omit<RunOptions, "scenario">>) => {
       const options: RunOptions = {
@@ -123,6 +133,8 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
         ...(opts.out !== undefined ? { out: opts.out } : {}),
         ...(opts.duration !== undefined ? { duration: opts.duration } : {}),
         ...(opts.checkEvery !== undefined ? { checkEvery: opts.checkEvery } : {}),
+        ...(opts.maxMemory !== undefined ? { maxMemory: opts.maxMemory } : {}),
+        ...(opts.maxEvents !== undefined ? { maxEvents: opts.maxEvents } : {}),
       };
       result.code = await runCommand(options, env);
     });
@@ -141,6 +153,8 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
     .option("--workers <n>", "worker threads (default: the number of cores)")
     .option("--json", "print the results as JSON")
     .option("--check-every <d>", `run the invariant and conservation checks every <d> of virtual time during each run; 0: only at the end (default: ${CHECK_EVERY_DEFAULT}, or the run's duration / ${MAX_DEFAULT_CHECKS} if longer)`)
+    .option("--max-memory <size>", MAX_MEMORY_HELP)
+    .option("--max-events <n>", MAX_EVENTS_HELP)
     .addHelpText("after", CHECK_HELP + "\n" + EXIT_HELP)
     .action(async (paths: string[], opts: Record<string, unknown>) => {
       result.code = await checkCommand({
@@ -152,6 +166,8 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
         determinism: opts.determinism === true,
         json: opts.json === true,
         ...(opts.checkEvery !== undefined ? { checkEvery: String(opts.checkEvery) } : {}),
+        ...(opts.maxMemory !== undefined ? { maxMemory: String(opts.maxMemory) } : {}),
+        ...(opts.maxEvents !== undefined ? { maxEvents: String(opts.maxEvents) } : {}),
         ...(opts.junit !== undefined ? { junit: String(opts.junit) } : {}),
         ...(opts.baseline !== undefined ? { baseline: String(opts.baseline) } : {}),
         ...(opts.workers !== undefined ? { workers: parseWorkers(String(opts.workers)) } : {}),
@@ -182,6 +198,8 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
     .option("--shard <i/n>", "run only shard i of n of the (point, seed) pairs; combine with rmqsim merge")
     .option("--workers <n>", "worker threads (default: the number of cores)")
     .option("--out <dir>", "output directory (default: reports/<scenario>-sweep)")
+    .option("--max-memory <size>", MAX_MEMORY_HELP)
+    .option("--max-events <n>", MAX_EVENTS_HELP)
     .option("--no-charts", "skip the PNG charts")
     .option("-q, --quiet", "print nothing but errors")
     .addHelpText("after", SWEEP_HELP + "\n" + EXIT_HELP)
@@ -199,6 +217,8 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
         ...(opts.shard !== undefined ? { shard: String(opts.shard) } : {}),
         ...(opts.workers !== undefined ? { workers: parseWorkers(String(opts.workers)) } : {}),
         ...(opts.out !== undefined ? { out: String(opts.out) } : {}),
+        ...(opts.maxMemory !== undefined ? { maxMemory: String(opts.maxMemory) } : {}),
+        ...(opts.maxEvents !== undefined ? { maxEvents: String(opts.maxEvents) } : {}),
       }, env);
     });
 

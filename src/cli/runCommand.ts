@@ -4,12 +4,14 @@ import { isAbsolute, relative, resolve, sep } from "node:path";
 import { normalizeScenario } from "../scenario/normalize.ts";
 import { applySets, parseSet, type SetOverride } from "../scenario/overrides.ts";
 import { InputError } from "../scenario/errors.ts";
+import type { Model } from "../scenario/types.ts";
 import type { RunOutput, RunRequest } from "./computeRun.ts";
 import type { CliEnv } from "./env.ts";
 import { BadInputError, EXIT, inFile } from "./errors.ts";
 import { parseCheckEvery, parseDurationOption, parseSeed } from "./overrides.ts";
 import { progressMode, progressView } from "./progress.ts";
 import { readJsonFile } from "./readJson.ts";
+import { guardScenario, runLimits } from "./resourceGuards.ts";
 import { formatRunTable } from "./summaryTable.ts";
 import { checkReportTarget, writeReportDir } from "./writeReport.ts";
 
@@ -30,6 +32,10 @@ export interface RunOptions {
   progress: boolean;
   /** --check-every: invariant and conservation checks during the run (default: at the end only). */
   checkEvery?: string;
+  /** --max-memory: stop with a partial report (exit 3) past this size (default: resourceGuards.ts). */
+  maxMemory?: string;
+  /** --max-events: stop with a partial report (exit 3) after this many events. */
+  maxEvents?: string;
 }
 
 /** A validated run: what the engine gets and where its report goes. */
@@ -37,6 +43,8 @@ export interface RunPlan {
   request: RunRequest;
   scenarioName: string;
   outDir: string;
+  /** Printed on stderr before the run (unless --quiet): e.g. the producers may outgrow --max-memory. */
+  warnings: string[];
 }
 
 /**
@@ -54,17 +62,20 @@ export function planRun(options: RunOptions, raw: unknown, cwd: string, startedA
   if (seed !== undefined) extra.push({ path: "seed", keys: ["seed"], value: seed });
   if (duration !== undefined) extra.push({ path: "duration", keys: ["duration"], value: duration });
   scenario = applySets(scenario, extra);
-  let name: string;
+  let model: Model;
   try {
-    name = normalizeScenario(scenario).name;
+    model = normalizeScenario(scenario);
   } catch (error) {
     throw inFile(options.scenario, blameSet(error, sets));
   }
+  const name = model.name;
+  const limits = runLimits(options);
+  const warning = guardScenario(model, limits.maxMemoryBytes, options.scenario);
   if (options.out !== undefined && options.out.trim() === "") throw new BadInputError("--out", "must name a directory (it is empty)");
   const outDir = resolve(cwd, options.out ?? `reports/${name}`);
   const checkEveryUs = options.checkEvery === undefined ? 0 : parseCheckEvery(options.checkEvery);
-  const request: RunRequest = { scenario, trace: options.trace, charts: options.charts, startedAt, ...(checkEveryUs > 0 ? { checkEveryUs } : {}) };
-  return { request, scenarioName: name, outDir };
+  const request: RunRequest = { scenario, trace: options.trace, charts: options.charts, startedAt, ...limits, ...(checkEveryUs > 0 ? { checkEveryUs } : {}) };
+  return { request, scenarioName: name, outDir, warnings: warning === null ? [] : [warning] };
 }
 
 /** Points a validation error at the --set that supplied the bad value, if one did. */
@@ -80,6 +91,7 @@ export async function runCommand(options: RunOptions, env: CliEnv): Promise<numb
   const shownOut = displayPath(env.cwd, plan.outDir);
   // Checked before the run as well as at the end, so a bad --out costs no simulation time.
   await checkReportTarget(env.fs, plan.outDir, shownOut);
+  if (!options.quiet) for (const warning of plan.warnings) env.stderr.write(`rmqsim: warning: ${warning}\n`);
 
   const view = progressView(env.stderr, progressMode(env.stderr, options.quiet, options.progress));
   const handle = env.engine(plan.request, (p) => view.update(p));
@@ -113,8 +125,11 @@ export async function runCommand(options: RunOptions, env: CliEnv): Promise<numb
 }
 
 function printResult(options: RunOptions, output: RunOutput, shownOut: string, env: CliEnv): void {
-  if (!output.summary.complete && !options.quiet) {
-    env.stderr.write(`rmqsim: the run stopped early (${output.summary.stopReason}); the report covers the first ${output.summary.simulatedMs} ms\n`);
+  const s = output.summary;
+  // A guard's stop is printed even with --quiet: the run did not do what was asked (Ctrl-C was the user's own doing).
+  if (!s.complete && (!options.quiet || s.stopReason !== "interrupted")) {
+    const why = s.stopDetail ? `${s.stopReason}: ${s.stopDetail}` : s.stopReason;
+    env.stderr.write(`rmqsim: the run stopped early (${why}); the report covers the first ${s.simulatedMs} ms${s.stopReason === "interrupted" ? "" : " (exit 3)"}\n`);
   }
   if (options.json) {
     const file = output.files.get("summary.json");
@@ -124,9 +139,9 @@ function printResult(options: RunOptions, output: RunOutput, shownOut: string, e
   }
 }
 
-/** Interrupted beats failed expectations: a partial run's expectations mean little. */
+/** Interrupted, then a guard's stop, beat failed expectations: a partial run's expectations mean little. */
 export function exitCodeOf(output: RunOutput): number {
-  if (!output.summary.complete && output.summary.stopReason === "interrupted") return EXIT.interrupted;
+  if (!output.summary.complete) return output.summary.stopReason === "interrupted" ? EXIT.interrupted : EXIT.resourceLimit;
   if (output.summary.expectations.some((e) => !e.ok)) return EXIT.expectationsFailed;
   return EXIT.ok;
 }

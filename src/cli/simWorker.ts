@@ -3,6 +3,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { simulate } from "../run/simulate.ts";
 import { computeRun, type RenderFn } from "./computeRun.ts";
+import { processMemoryOver } from "./resourceGuards.ts";
 import { serialiseError, type WorkerData, type WorkerMessage } from "./workerMessages.ts";
 
 /** Least wall time between two progress messages, ms: the bar needs no more than ~10 frames/s. */
@@ -18,7 +19,8 @@ const post = (message: WorkerMessage) => port.postMessage(message);
 const render: RenderFn = async (result, options) => (await import("../report/renderReport.ts")).renderReport(result, options);
 
 let lastPostMs = -Infinity;
-computeRun(request, { simulate, render, nowMs: () => performance.now(), nodeVersion: process.version }, {
+// One simulation thread: --max-memory is measured on the whole process (its RSS).
+computeRun(request, { simulate, render, nowMs: () => performance.now(), nodeVersion: process.version, memoryOver: processMemoryOver() }, {
   shouldStop: () => Atomics.load(stopFlag, 0) !== 0,
   onProgress: (progress) => {
     if (progress.wallMs - lastPostMs < PROGRESS_EVERY_MS) return;

@@ -15,6 +15,7 @@ import type { SweepResult } from "../sweep/types.ts";
 import type { CliEnv } from "./env.ts";
 import { BadInputError, EXIT, inFile } from "./errors.ts";
 import { readJsonFile } from "./readJson.ts";
+import { guardScenario, runLimits } from "./resourceGuards.ts";
 import { checkReportTarget, writeReportDir } from "./writeReport.ts";
 import { displayPath } from "./runCommand.ts";
 import { formatClock } from "./progress.ts";
@@ -32,6 +33,9 @@ export interface SweepOptions {
   out?: string;
   charts: boolean;
   quiet: boolean;
+  /** --max-memory / --max-events: a run past them stops early, is left out, and the sweep exits 3. */
+  maxMemory?: string;
+  maxEvents?: string;
 }
 
 export async function sweepCommand(options: SweepOptions, env: CliEnv): Promise<number> {
@@ -48,17 +52,24 @@ export async function sweepCommand(options: SweepOptions, env: CliEnv): Promise<
   }
   const params = parseParams(options.params);
   const total = gridSize(params);
+  const limits = runLimits(options);
+  const workers = Math.max(1, Math.min(options.workers ?? availableParallelism(), 64));
+  const warnings: string[] = [];
   // Every variant is validated before anything runs: a bad value fails now, naming the point.
   const variants: unknown[] = [];
   for (let i = 0; i < total; i++) {
     const point = gridPoint(params, i);
     const variant = buildVariant(raw, point);
+    const where = `${options.scenario} with ${Object.entries(point).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")}`;
+    let model;
     try {
-      normalizeScenario(variant);
+      model = normalizeScenario(variant);
     } catch (error) {
-      const where = Object.entries(point).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ");
-      throw new BadInputError(`${options.scenario} with ${where}`, error instanceof Error ? error.message : String(error));
+      throw new BadInputError(where, error instanceof Error ? error.message : String(error));
     }
+    // A point whose backlog cannot fit in its worker's share stops the sweep now (exit 3), before any run.
+    const warning = guardScenario(model, limits.maxMemoryBytes, where, workers);
+    if (warning !== null && warnings.length === 0) warnings.push(warning);
     variants.push(variant);
   }
   const warmupUs = parseDurationUs(options.warmup, "--warmup");
@@ -73,15 +84,17 @@ export async function sweepCommand(options: SweepOptions, env: CliEnv): Promise<
   const outDir = resolve(env.cwd, options.out ?? `reports/${base.name}-sweep${shard ? `-shard-${shard.index}-of-${shard.count}` : ""}`);
   const shownOut = displayPath(env.cwd, outDir);
   await checkSweepTarget(env, outDir, shownOut);
+  if (!options.quiet) for (const w of warnings) env.stderr.write(`rmqsim: warning: ${w}\n`);
 
   // Run the jobs on a pool of engines; Ctrl-C stops new and running ones (finished ones are kept).
-  const workers = Math.max(1, Math.min(options.workers ?? availableParallelism(), 64));
   const runs: AssembleRun[] = [];
   const startedAt = env.now().toISOString();
   const wallStart = Date.now();
   let next = 0;
   let doneCount = 0;
   let stopped = false;
+  /** Runs a resource guard stopped: left out of the result, named on stderr, exit 3. */
+  const limited: string[] = [];
   const running = new Set<{ stop(): void }>();
   const tty = env.stderr.isTTY && !options.quiet;
   const showProgress = () => {
@@ -105,11 +118,13 @@ export async function sweepCommand(options: SweepOptions, env: CliEnv): Promise<
       if (k >= jobs.length) return;
       const job = jobs[k]!;
       const scenario = { ...(variants[job.point] as Record<string, unknown>), seed: (base.seed + job.seedIndex) % 2 ** 32 };
-      const handle = engine({ scenario, trace: false, charts: false, report: false, sweepWarmupUs: warmupUs, startedAt }, () => {});
+      const handle = engine({ scenario, trace: false, charts: false, report: false, sweepWarmupUs: warmupUs, startedAt, ...limits }, () => {});
       running.add(handle);
       try {
         const out = await handle.done;
-        if (out.metrics && out.summary.complete) runs.push({ point: job.point, seedIndex: job.seedIndex, metrics: out.metrics, complete: true });
+        const s = out.summary;
+        if (out.metrics && s.complete) runs.push({ point: job.point, seedIndex: job.seedIndex, metrics: out.metrics, complete: true });
+        else if (!s.complete && s.stopReason !== "interrupted") limited.push(`point ${job.point}, seed ${scenario.seed}: ${s.stopReason}: ${s.stopDetail ?? ""}`);
       } finally {
         running.delete(handle);
       }
@@ -131,7 +146,11 @@ export async function sweepCommand(options: SweepOptions, env: CliEnv): Promise<
   });
   await writeSweep(env, result, outDir, options.charts);
   if (!options.quiet) env.stdout.write(formatSweep(result, shownOut));
-  return stopped ? EXIT.interrupted : EXIT.ok;
+  if (limited.length > 0) {
+    env.stderr.write(`rmqsim: ${limited.length} of ${jobs.length} runs stopped early and are left out of the result:\n`);
+    for (const l of limited.sort()) env.stderr.write(`  ${l}\n`);
+  }
+  return stopped ? EXIT.interrupted : limited.length > 0 ? EXIT.resourceLimit : EXIT.ok;
 }
 
 export interface MergeOptions {

@@ -45,6 +45,8 @@ export interface FakeEnvOptions {
   render?: RenderFn;
   fs?: CliFs;
   isTTY?: boolean;
+  /** The engine's memory reading (ComputeDeps.memoryOver); absent: memory is never over. */
+  memoryOver?: (limitBytes: number) => string | null;
 }
 
 export function fakeEnv(options: FakeEnvOptions = {}): FakeEnv {
@@ -65,6 +67,7 @@ export function fakeEnv(options: FakeEnvOptions = {}): FakeEnv {
       render: options.render ?? fakeRender,
       nowMs: () => (clockMs += 10),
       nodeVersion: "v20.0.0-test",
+      ...(options.memoryOver ? { memoryOver: options.memoryOver } : {}),
     }),
     now: () => new Date(Date.UTC(2025, 0, 1)),
     onInterrupt: (handler) => {

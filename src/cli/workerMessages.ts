@@ -2,7 +2,8 @@
 import { InputError } from "../scenario/errors.ts";
 import { SweepInputError } from "../sweep/errors.ts";
 import type { Progress, RunOutput, RunRequest } from "./computeRun.ts";
-import { InternalError } from "./errors.ts";
+import { SchedulerOverflowError } from "../sim/Scheduler.ts";
+import { InternalError, ResourceLimitError } from "./errors.ts";
 
 export interface WorkerData {
   request: RunRequest;
@@ -10,7 +11,10 @@ export interface WorkerData {
   stop: SharedArrayBuffer;
 }
 
-export type SerialError = { kind: "input"; path: string; reason: string } | { kind: "internal"; message: string; stack?: string };
+export type SerialError =
+  | { kind: "input"; path: string; reason: string }
+  | { kind: "limit"; message: string }
+  | { kind: "internal"; message: string; stack?: string };
 
 export type WorkerMessage =
   | { type: "progress"; progress: Progress }
@@ -24,10 +28,14 @@ export function serialiseError(error: unknown): SerialError {
   if (error instanceof InputError && !(error instanceof SweepInputError)) {
     return { kind: "input", path: error.path, reason: error.reason };
   }
+  // The scheduler's slot table overflowed inside one event: the run cannot continue or report.
+  if (error instanceof SchedulerOverflowError || error instanceof ResourceLimitError) return { kind: "limit", message: error.message };
   if (error instanceof Error) return { kind: "internal", message: error.message, ...(error.stack ? { stack: error.stack } : {}) };
   return { kind: "internal", message: String(error) };
 }
 
 export function reviveError(error: SerialError): Error {
-  return error.kind === "input" ? new InputError(error.path, error.reason) : new InternalError(error.message, error.stack);
+  if (error.kind === "input") return new InputError(error.path, error.reason);
+  if (error.kind === "limit") return new ResourceLimitError(error.message);
+  return new InternalError(error.message, error.stack);
 }

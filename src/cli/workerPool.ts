@@ -5,7 +5,7 @@ import type { RunEngine, RunHandle } from "./engine.ts";
 import type { RunOutput, RunRequest } from "./computeRun.ts";
 import { InternalError } from "./errors.ts";
 import { reviveError, type WorkerMessage } from "./workerMessages.ts";
-import type { PoolJob } from "./poolWorker.ts";
+import type { PoolJob, PoolWorkerData } from "./poolWorker.ts";
 
 const WORKER_URL = new URL("./poolWorkerBoot.mjs", import.meta.url);
 
@@ -37,7 +37,8 @@ export function workerPool(size: number): EnginePool {
     }
   };
   for (let i = 0; i < size; i++) {
-    const worker = new Worker(WORKER_URL);
+    const data: PoolWorkerData = { workers: size };
+    const worker = new Worker(WORKER_URL, { workerData: data });
     worker.on("message", ({ id, message }: { id: number; message: WorkerMessage }) => {
       const entry = inFlight.get(id);
       if (!entry || message.type === "progress") return;

@@ -29,7 +29,11 @@ export interface Summary {
   seed: number;
   profile: string;
   complete: boolean;
+  /** Empty when complete; else why it stopped: "interrupted", "maxEvents", "pendingEvents", "maxMemory"… */
   stopReason: string;
+  /** Only when not complete: a sentence naming the limit met and the virtual time reached. */
+  stopDetail?: string;
+  /** Virtual time reached, ms (the scenario's duration when complete). */
   simulatedMs: number;
   events: number;
   traceHash: string;
@@ -106,7 +110,7 @@ function latency(h: Histogram): LatencySummary {
   };
 }
 
-export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accounts: GroupAccount[], complete: boolean, stopReason: string, faults: FaultRecord[] = []): Summary {
+export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accounts: GroupAccount[], complete: boolean, stopReason: string, faults: FaultRecord[] = [], stopDetail = ""): Summary {
   const stats = cl.clientStats;
   const routes = cl.routes;
   const final = sampler.gauges();
@@ -145,6 +149,8 @@ export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accou
     profile: cl.model.profile,
     complete,
     stopReason,
+    // Absent from a complete run's summary, so stored baselines keep their shape.
+    ...(complete ? {} : { stopDetail }),
     simulatedMs: Math.round(nowUs / 1000),
     events: cl.sched.eventsRun,
     traceHash: cl.trace.hash(),

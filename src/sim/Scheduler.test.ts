@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Scheduler } from "./Scheduler.ts";
+import { PENDING_EVENTS_MAX, Scheduler, SchedulerOverflowError } from "./Scheduler.ts";
 import { RandomStreams } from "./streams.ts";
 
 /** A scheduler with one kind that records (nowUs, target) of every event it runs. */
@@ -269,5 +269,98 @@ describe("Scheduler growth", () => {
     expect(scheduler.runUntil(10_000)).toBe("idle");
     const expected = Array.from({ length: 2_500 }, (_, k) => 4_999 - 2 * k);
     expect(ran.map(([, target]) => target)).toEqual(expected);
+  });
+});
+
+describe("Scheduler.runUntil with an event budget", () => {
+  it("returns budget after that many events and, called again, runs the rest in the same order", () => {
+    const whole = recording();
+    const sliced = recording();
+    const rng = new RandomStreams(3).get("budget");
+    for (let i = 0; i < 1_000; i++) {
+      const atUs = Math.floor(rng() * 50); // many events share a microsecond, so budgets end mid-instant
+      whole.scheduler.scheduleAt(atUs, whole.kind, i);
+      sliced.scheduler.scheduleAt(atUs, sliced.kind, i);
+    }
+    expect(whole.scheduler.runUntil(100)).toBe("idle");
+    const outcomes: string[] = [];
+    for (;;) {
+      const outcome = sliced.scheduler.runUntil(100, 64);
+      outcomes.push(outcome);
+      if (outcome !== "budget") break;
+      expect(sliced.scheduler.eventsRun % 64).toBe(0);
+    }
+    expect(outcomes.length).toBe(Math.ceil(1_000 / 64));
+    expect(outcomes.at(-1)).toBe("idle");
+    expect(sliced.ran).toEqual(whole.ran);
+    expect(sliced.scheduler.nowUs).toBe(100);
+  });
+
+  it("reports eventLimit, not budget, when maxEvents comes first", () => {
+    const scheduler = new Scheduler({ maxEvents: 100 });
+    const forever = scheduler.defineKind("forever", () => scheduler.scheduleIn(1, forever));
+    scheduler.scheduleAt(0, forever);
+    expect(scheduler.runUntil(2 ** 40, 60)).toBe("budget");
+    expect(scheduler.runUntil(2 ** 40, 60)).toBe("eventLimit");
+    expect(scheduler.eventsRun).toBe(100);
+  });
+
+  it("rejects a budget that is not positive", () => {
+    expect(() => new Scheduler().runUntil(10, 0)).toThrow(/eventBudget/);
+  });
+});
+
+describe("Scheduler pending-event limit", () => {
+  it("stops with pendingLimit after the event that passed PENDING_EVENTS_MAX and names the kinds that grew", () => {
+    const scheduler = new Scheduler();
+    const timer = scheduler.defineKind("timer", () => {});
+    const delivery = scheduler.defineKind("delivery", () => {}, (target) => (target === 1 ? "NOTIFY" : "PULL"));
+    let fanOuts = 0;
+    // Each event fans out 100 000 deliveries far in the future, the way a notification storm would.
+    const storm = scheduler.defineKind("storm", () => {
+      fanOuts++;
+      for (let i = 0; i < 100_000; i++) scheduler.scheduleIn(1_000_000, delivery, i % 4 === 0 ? 2 : 1);
+      scheduler.scheduleIn(1, storm);
+    });
+    for (let i = 0; i < 10; i++) scheduler.scheduleAt(5, timer);
+    scheduler.scheduleAt(10, storm);
+    expect(scheduler.runUntil(2 ** 40)).toBe("pendingLimit");
+    // The event that passed the limit finished: every fan-out is whole.
+    expect(fanOuts).toBe(Math.floor(PENDING_EVENTS_MAX / 100_000) + 1);
+    expect(scheduler.pending).toBe(fanOuts * 100_000 + 1);
+    expect(scheduler.pending).toBeGreaterThan(PENDING_EVENTS_MAX);
+    const atUs = 10 + fanOuts - 1;
+    const notify = fanOuts * 75_000;
+    const pull = fanOuts * 25_000;
+    const group = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, " ");
+    expect(scheduler.describePending()).toBe(
+      `more than 3 932 160 pending events at ${atUs / 1e6} s of virtual time: delivery NOTIFY ${group(notify)}, delivery PULL ${group(pull)}, storm 1`,
+    );
+    // It stays stopped: the run cannot go on past the limit.
+    expect(scheduler.runUntil(2 ** 40)).toBe("pendingLimit");
+    expect(scheduler.eventsRun).toBe(10 + fanOuts);
+  });
+
+  it("throws SchedulerOverflowError, naming the kinds, when one event schedules more than the reserve", () => {
+    const scheduler = new Scheduler();
+    const filler = scheduler.defineKind("filler", () => {});
+    const flood = scheduler.defineKind("flood", () => {
+      for (;;) scheduler.scheduleIn(1, filler);
+    });
+    scheduler.scheduleAt(0, flood);
+    expect(() => scheduler.runUntil(10)).toThrow(SchedulerOverflowError);
+    expect(scheduler.runUntil(10)).toBe("pendingLimit");
+    expect(scheduler.describePending()).toMatch(/^more than 3 932 160 pending events at 0 s of virtual time: filler 4 194 30\d$/);
+  });
+
+  it("drops cancelled entries before declaring an overflow", () => {
+    const { scheduler, kind } = recording();
+    const ids: number[] = [];
+    for (let i = 0; i < PENDING_EVENTS_MAX; i++) ids.push(scheduler.scheduleAt(1, kind));
+    // Fewer than half cancelled: no compaction yet, so the cancelled ones still hold slots.
+    for (let i = 0; i < 300_000; i++) scheduler.cancel(ids[i]!);
+    for (let i = 0; i < 200_000; i++) scheduler.scheduleAt(2, kind);
+    expect(scheduler.pending).toBe(PENDING_EVENTS_MAX - 100_000);
+    expect(scheduler.runUntil(0)).toBe("until");
   });
 });

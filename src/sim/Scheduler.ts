@@ -8,12 +8,17 @@
 /** Handles one event kind. `target`, `a`, `b` are whatever the scheduling code put there. */
 export type EventHandler = (target: number, a: number, b: number) => void;
 
+/** Names a pending event more finely than its kind (say, a delivery by its request code); diagnostics only. */
+export type EventLabel = (target: number, a: number, b: number) => string;
+
 /** Why `runUntil` returned. */
 export type RunOutcome =
   | "until" // every event due at or before untilUs ran; the clock now reads untilUs
   | "idle" // nothing left to run before untilUs — same as "until" but the heap is empty
   | "eventLimit" // maxEvents events have run; the clock reads the last event's time
   | "timeLimit" // the next event lies beyond maxTimeUs
+  | "budget" // eventBudget events ran in this call; events due by untilUs may remain (call again)
+  | "pendingLimit" // more than PENDING_EVENTS_MAX events are pending (describePending says which)
   | "stopped"; // a handler called stop()
 
 export interface SchedulerLimits {
@@ -26,7 +31,17 @@ export interface SchedulerLimits {
 }
 
 const SLOT_BITS = 22;
-const SLOT_LIMIT = 1 << SLOT_BITS; // concurrent pending events
+const SLOT_LIMIT = 1 << SLOT_BITS; // slots: pending events (cancelled ones not yet dropped included)
+// Slots kept free once PENDING_EVENTS_MAX is passed, so the event that passed it, and what runs while
+// the run winds down (its partial report), can still schedule: a model fans out at most a few events
+// per instance in one handler, far below this.
+const SLOT_RESERVE = 1 << 18;
+/**
+ * More pending events than this stop the run: runUntil returns "pendingLimit" after the event that
+ * passed it, with the model consistent, so the caller can still report. Only a handler scheduling
+ * more than SLOT_RESERVE events at once could reach the hard end of the slot table, which throws.
+ */
+export const PENDING_EVENTS_MAX = SLOT_LIMIT - SLOT_RESERVE;
 // An id is gen · 2^22 + slot; keeping gen below 2^31 keeps every id a safe integer (< 2^53).
 const GEN_MASK = 0x7fffffff;
 const CANCELLED = -1;
@@ -45,8 +60,14 @@ export class Scheduler {
 
   private handlers: (EventHandler | undefined)[] = [];
   private kindNames: string[] = [];
+  private kindLabels: (EventLabel | undefined)[] = [];
   private seqNext = 0;
   private stopRequested = false;
+  /** Set once more than PENDING_EVENTS_MAX slots were in use; every runUntil then returns "pendingLimit". */
+  private overflowed = false;
+  private overflowAtUs = 0;
+  /** scheduleAt takes the slow path (grow, or the pending limit) when free slots fall to this. */
+  private freeLow = 0;
 
   // Slot storage.
   private cap: number;
@@ -86,12 +107,17 @@ export class Scheduler {
     this.freeSlots = new Int32Array(this.cap);
     for (let i = 0; i < this.cap; i++) this.freeSlots[i] = this.cap - 1 - i;
     this.freeCount = this.cap;
+    this.freeLow = this.cap === SLOT_LIMIT ? SLOT_RESERVE : 0;
   }
 
-  /** Registers the handler of an event kind and returns the kind's number. `name` is for diagnostics. */
-  defineKind(name: string, handler: EventHandler): number {
+  /**
+   * Registers the handler of an event kind and returns the kind's number. `name`, and `label` if
+   * given, are for diagnostics: an overflow names the kinds (and labels) that hold the most events.
+   */
+  defineKind(name: string, handler: EventHandler, label?: EventLabel): number {
     this.handlers.push(handler);
     this.kindNames.push(name);
+    this.kindLabels.push(label);
     return this.handlers.length - 1;
   }
 
@@ -110,7 +136,7 @@ export class Scheduler {
       throw new RangeError(`scheduleAt: time ${atUs} µs must be a safe integer ≥ now (${this.nowUs} µs)`);
     }
     if (this.handlers[kind] === undefined) throw new RangeError(`scheduleAt: unknown event kind ${kind}`);
-    if (this.freeCount === 0) this.grow();
+    if (this.freeCount <= this.freeLow) this.lowOnSlots();
     const slot = this.freeSlots[--this.freeCount]!;
     this.atUs[slot] = atUs;
     this.seq[slot] = this.seqNext++;
@@ -156,10 +182,14 @@ export class Scheduler {
    * Runs every event due at or before `untilUs` (inclusive), in (atUs, seq) order. On "until"/"idle"
    * the clock is advanced to `untilUs`.
    */
-  runUntil(untilUs: number): RunOutcome {
+  runUntil(untilUs: number, eventBudget = Infinity): RunOutcome {
     assertTime(untilUs, "untilUs");
+    if (!(eventBudget > 0)) throw new RangeError(`eventBudget must be positive, got ${eventBudget}`);
     this.stopRequested = false;
+    if (this.overflowed) return "pendingLimit";
     const handlers = this.handlers;
+    // One comparison per event serves both the life-time cap and this call's budget.
+    const stopAt = Math.min(this.maxEvents, this.eventsRun + eventBudget);
     for (;;) {
       if (this.size === 0) {
         return this.finishAt(untilUs, "idle");
@@ -173,7 +203,7 @@ export class Scheduler {
       const t = this.atUs[slot]!;
       if (t > untilUs) return this.finishAt(untilUs, "until");
       if (t > this.maxTimeUs) return "timeLimit";
-      if (this.eventsRun >= this.maxEvents) return "eventLimit";
+      if (this.eventsRun >= stopAt) return this.eventsRun >= this.maxEvents ? "eventLimit" : "budget";
       const target = this.target[slot]!;
       const a = this.argA[slot]!;
       const b = this.argB[slot]!;
@@ -182,8 +212,48 @@ export class Scheduler {
       this.nowUs = t;
       this.eventsRun++;
       handlers[k]!(target, a, b);
-      if (this.stopRequested) return "stopped";
+      if (this.stopRequested) return this.overflowed ? "pendingLimit" : "stopped";
     }
+  }
+
+  /**
+   * What fills the pending set, for a run stopped by "pendingLimit": "more than 3 932 160 pending
+   * events at 0.012 s of virtual time: deliverToClient 3 900 000, clientTimer 30 000, …" — the kinds
+   * (with their labels, when the kind has a label function) holding the most events, most first.
+   */
+  describePending(top = 3): string {
+    const counts = new Map<string, number>();
+    for (let i = 0; i < this.size; i++) {
+      const slot = this.heap[i]!;
+      const k = this.kind[slot]!;
+      if (k === CANCELLED) continue;
+      const label = this.kindLabels[k];
+      const name = label === undefined ? this.kindName(k) : `${this.kindName(k)} ${label(this.target[slot]!, this.argA[slot]!, this.argB[slot]!)}`;
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+    }
+    // Ties by name, so the sentence never depends on the heap's layout.
+    const rows = [...counts].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+    const shown = rows.slice(0, top).map(([name, n]) => `${name} ${groupDigits(n)}`);
+    if (rows.length > top) shown.push("…");
+    const atUs = this.overflowed ? this.overflowAtUs : this.nowUs;
+    return `more than ${groupDigits(PENDING_EVENTS_MAX)} pending events at ${atUs / 1e6} s of virtual time: ${shown.join(", ")}`;
+  }
+
+  /** The slow path of scheduleAt: grow the slot table, or past PENDING_EVENTS_MAX ask the run to stop. */
+  private lowOnSlots(): void {
+    if (this.cap < SLOT_LIMIT) {
+      if (this.freeCount === 0) this.grow();
+      if (this.cap === SLOT_LIMIT) this.freeLow = SLOT_RESERVE;
+      return;
+    }
+    if (this.cancelledInHeap > 0) this.compact();
+    if (this.freeCount > SLOT_RESERVE) return;
+    if (!this.overflowed) {
+      this.overflowed = true;
+      this.overflowAtUs = this.nowUs;
+      this.stopRequested = true;
+    }
+    if (this.freeCount === 0) throw new SchedulerOverflowError(`Scheduler: ${this.describePending()}; one event scheduled more than ${groupDigits(SLOT_RESERVE)} others`);
   }
 
   private finishAt(untilUs: number, outcome: "until" | "idle"): RunOutcome {
@@ -270,7 +340,6 @@ export class Scheduler {
 
   private grow(): void {
     const old = this.cap;
-    if (old >= SLOT_LIMIT) throw new RangeError(`Scheduler: more than ${SLOT_LIMIT} pending events`);
     const cap = Math.min(old * 2, SLOT_LIMIT);
     const growF = (a: Float64Array) => {
       const n = new Float64Array(cap);
@@ -297,6 +366,19 @@ export class Scheduler {
     this.freeSlots = free;
     this.cap = cap;
   }
+}
+
+/** The slot table is full: a handler scheduled more events than the reserve kept after PENDING_EVENTS_MAX. */
+export class SchedulerOverflowError extends RangeError {
+  constructor(message: string) {
+    super(message);
+    this.name = "SchedulerOverflowError";
+  }
+}
+
+/** 3932160 → "3 932 160". */
+function groupDigits(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, " ");
 }
 
 function assertTime(us: number, name: string): void {
