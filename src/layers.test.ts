@@ -1,7 +1,7 @@
 // The layer rule, checked on the source tree: a folder of src/ may import its own files and those of
 // any strictly lower layer, never a higher one nor another folder of its own layer (A ← B: B may import A):
 //
-//   sim ← scenario ← protocol ← net ← broker, client ← model ← metrics ← faults, checks ← run ← sweep
+//   sim ← scenario ← protocol ← net ← broker, client ← model ← metrics ← faults, checks ← run ← sweep, fuzz
 //       ← report ← cli
 //
 // (protocol sits below net: the transport carries protocol records; the records know nothing of links.)
@@ -32,6 +32,7 @@ const LAYERS: Readonly<Record<string, number>> = {
   checks: 7,
   run: 8,
   sweep: 9,
+  fuzz: 9,
   report: 10,
   cli: 11,
 };

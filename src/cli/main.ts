@@ -12,6 +12,7 @@ import { validateCommand } from "./validateCommand.ts";
 import { CHECK_EVERY_DEFAULT, checkCommand, MAX_DEFAULT_CHECKS } from "./checkCommand.ts";
 import { compareCommand } from "./compareCommand.ts";
 import { mergeCommand, sweepCommand } from "./sweepCommand.ts";
+import { fuzzCommand } from "./fuzzCommand.ts";
 
 const EXIT_HELP = `
 Exit codes:
@@ -231,6 +232,62 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
     .option("-q, --quiet", "print nothing but errors")
     .action(async (dirs: string[], opts: Record<string, unknown>) => {
       result.code = await mergeCommand({ dirs, out: String(opts.out), charts: opts.charts !== false, quiet: opts.quiet === true }, env);
+    });
+
+  program
+    .command("fuzz")
+    .description("run scenarios under random fault schedules, check invariants during each run, shrink the first failure (exit 1)")
+    .argument("<paths...>", "scenario files or directories of them")
+    .option("--runs <n>", "runs per scenario (default: 100, or as many as --time-budget allows)")
+    .option("--time-budget <d>", "wall time for all runs, split among the scenarios, e.g. 30s, 10m")
+    .option("--faults <kinds>", "comma-separated fault kinds to draw from (default: every kind; kinds a scenario cannot take are skipped)")
+    .option("--expect <expr>", 'an expectation every run must meet, e.g. "messages.lost == 0" (repeatable)', collect)
+    .option("--scenario-expectations", "also check each scenario's own expect list (written for its own faults: random ones may break it)")
+    .option("--seed <n>", "root seed, 0 to 4294967295: run i uses seed + i (default: a random one, printed)")
+    .option("--duration <d>", "cap on each run's virtual time (default: 60s, or the scenario's duration if shorter)")
+    .option("--check-every <d>", "invariant and conservation checks every <d> of virtual time in each run", "1s")
+    .option("--shrink-runs <n>", "most candidate runs spent shrinking a failure", "150")
+    .option("--workers <n>", "worker threads (default: the number of cores)")
+    .option("--out <dir>", "where the shrunk failing scenario is written", "reports/fuzz")
+    .option("--json", "print the result as JSON")
+    .addHelpText("after", `
+Each run takes the scenario (its duration capped by --duration, its own faults kept), draws a random
+fault schedule from its seed — kinds, targets, times, lengths — inside the first half of the run (the
+fault phase; whatever a fault breaks is undone by its end), then lets the run heal for the second half.
+Invariants and message conservation are checked every --check-every during the run, and at the end the
+--expect entries. The scenario's own expect list is NOT checked unless --scenario-expectations: it was
+written for the scenario's own faults and full duration, so random faults or a shorter run may break it
+without any bug.
+
+The first failure (the lowest run number) is shrunk — faults dropped, shortened and moved earlier,
+fewer instances and queues, a shorter run — keeping each step only if the run still fails the same way
+(the same expectation or the same invariant), and written to <out>/fuzz-failure-<seed>.json, a normal
+scenario that "rmqsim check" reproduces; both reproduce commands are printed.
+
+Run i of --seed S is run 0 of --seed S+i. With --runs the result is the same whatever --workers; with
+--time-budget how many runs fit depends on the machine, but each run's outcome does not.
+
+Exit codes: 0 no failure, 1 a failure found (the shrunk scenario written), 2 bad input.
+
+Examples:
+  $ rmqsim fuzz scenarios/ --time-budget 30s --seed 1
+  $ rmqsim fuzz scenarios/consumer-crash.json --faults consumerCrash,brokerCrash --expect "messages.lost == 0" --runs 200`)
+    .action(async (paths: string[], opts: Record<string, unknown>) => {
+      result.code = await fuzzCommand({
+        targets: paths,
+        expects: (opts.expect as string[] | undefined) ?? [],
+        scenarioExpectations: opts.scenarioExpectations === true,
+        json: opts.json === true,
+        checkEvery: String(opts.checkEvery),
+        shrinkRuns: String(opts.shrinkRuns),
+        out: String(opts.out),
+        ...(opts.runs !== undefined ? { runs: String(opts.runs) } : {}),
+        ...(opts.timeBudget !== undefined ? { timeBudget: String(opts.timeBudget) } : {}),
+        ...(opts.faults !== undefined ? { faults: String(opts.faults) } : {}),
+        ...(opts.seed !== undefined ? { seed: String(opts.seed) } : {}),
+        ...(opts.duration !== undefined ? { duration: String(opts.duration) } : {}),
+        ...(opts.workers !== undefined ? { workers: parseWorkers(String(opts.workers)) } : {}),
+      }, env);
     });
 
   program
