@@ -340,7 +340,8 @@ export class Broker implements Node {
     // The delivery progress since the last persist is lost: a restart replays it (§6.4).
     this.scheduleService.crash();
     this.slaveSync?.reset();
-    return loseSinceUs === Infinity ? 0 : this.loseTail(loseSinceUs);
+    // A slave's lost pages are fetched from the master again after its restart: the group's log keeps them.
+    return loseSinceUs === Infinity || this.isSlave ? 0 : this.loseTail(loseSinceUs);
   }
 
   /** The commit log is cut back to `sinceUs`: the queues' tails, and the messages parked since then. */
