@@ -89,6 +89,15 @@ describe("random scenarios under random fault schedules", () => {
     expect(faults).toBeGreaterThan(RUNS);
   }, 300_000);
 
+  // Open finding (random run 3170 of the 500–5 499 range): message identity is (queue, offset). A role
+  // swap cuts the log tail while a listener still holds a message of it; new messages refill those
+  // offsets, and the held one is then taken for its successor (counted in flight, later consumed in
+  // its name). RocketMQ tells them apart by msgId; the books would need a per-offset generation.
+  // `it.fails` keeps it visible: once fixed, this test fails and moves to FIXED_FINDINGS.
+  it.fails("open finding: a message held by a listener across a tail cut is confused with its offset's successor", () => {
+    expect(failureOf(randomScenarioWithFaults(3170))).toBeNull();
+  });
+
   for (const k of FIXED_FINDINGS) {
     it(`fixed finding stays fixed: ${k.finding}`, () => {
       expect(failureOf(k.minimal)).toBeNull();
