@@ -16,25 +16,9 @@ import { collectScenarioFiles } from "./checkCommand.ts";
 import type { CliEnv } from "./env.ts";
 import { BadInputError, EXIT, inFile, ReportWriteError } from "./errors.ts";
 import { inlineExecutor, threadExecutor, type FuzzExecutor } from "./fuzzExecutor.ts";
-import { formatHeader, formatScenario, formatSummary, reproduceCommands, type FuzzResult, type ScenarioResult } from "./fuzzOutput.ts";
+import { formatHeader, formatScenario, formatSummary, reproduceCommands, type FuzzResult, type ScenarioResult, type FuzzOptions } from "./fuzzOutput.ts";
+export type { FuzzOptions } from "./fuzzOutput.ts";
 import { readJsonFile } from "./readJson.ts";
-
-export interface FuzzOptions {
-  targets: string[];
-  runs?: string;
-  timeBudget?: string;
-  /** Comma-separated fault kinds. */
-  faults?: string;
-  expects: string[];
-  seed?: string;
-  workers?: number;
-  out?: string;
-  duration?: string;
-  checkEvery?: string;
-  scenarioExpectations: boolean;
-  shrinkRuns?: string;
-  json: boolean;
-}
 
 export interface FuzzDeps {
   /** Where jobs run (default: worker threads when the environment has a pool, as `check` does; else inline). */

@@ -1,7 +1,24 @@
 // What `rmqsim fuzz` prints: the result object (also the --json output) and its human rendering, one
 // line per failure, a block per shrunk failure with the commands that reproduce it, a summary line.
 import { formatUs, type FuzzConfig } from "../fuzz/runner.ts";
-import type { FuzzOptions } from "./fuzzCommand.ts";
+
+/** The command line of `rmqsim fuzz`, as commander hands it over (validated by fuzzCommand). */
+export interface FuzzOptions {
+  targets: string[];
+  runs?: string;
+  timeBudget?: string;
+  /** Comma-separated fault kinds. */
+  faults?: string;
+  expects: string[];
+  seed?: string;
+  workers?: number;
+  out?: string;
+  duration?: string;
+  checkEvery?: string;
+  scenarioExpectations: boolean;
+  shrinkRuns?: string;
+  json: boolean;
+}
 
 export interface FailureLine {
   run: number;
