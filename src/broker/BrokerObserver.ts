@@ -14,8 +14,8 @@ export interface BrokerObserver {
   deadLettered(group: number, originKey: number): void;
   /** A sent-back message was discarded (retryQueueNums 0): it will never be consumed. */
   discarded(group: number, originKey: number): void;
-  /** A crash lost the commit-log tail: messages [from, to) of `mq` are gone, and `from` will be reused. */
-  messagesTruncated(mq: number, from: number, to: number): void;
+  /** A crash lost the commit-log tail: messages [from, to) of `mq` are gone; `from` on is reused, as generation `gen`. */
+  messagesTruncated(mq: number, from: number, to: number, gen: number): void;
   /** The clean-up deleted `files` commit-log files (reason: CleanReason); messagesDeleted follows per queue. */
   commitLogDeleted(broker: number, files: number, reason: number, nowUs: number): void;
   /** A node stored a committed offset of (group, mq) — any node, slaves included (optional: books that track replays). */

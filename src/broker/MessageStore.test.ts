@@ -233,7 +233,7 @@ describe("MessageStore.loseTail: a crash loses the commit-log tail (brokerCrash 
     expect(store.loseTail(8 * S, 11 * S)).toBe(4); // offsets 7, 8, 9 of T and the retry copy
     expect(q.maxOffset).toBe(7);
     expect(store.commitLogTail).toBe(7 * 256);
-    expect(fx.observer.of("messagesTruncated")).toEqual([[mq, 7, 10]]);
+    expect(fx.observer.of("messagesTruncated")).toEqual([[mq, 7, 10, 1]]); // the refills of 7… are generation 1
     expect(fx.observer.of("discarded")).toEqual([[G, 12345]]); // the lost retry copy will never be consumed
     expect(fx.ctx.records("tailLost")).toMatchObject([{ mq, fromOffset: 7, count: 3 }, { mq: rq, fromOffset: 0, count: 1 }]);
     expect(store.append(mq, 12 * S, 50, -1, -1, 0, 0)).toBe(7);

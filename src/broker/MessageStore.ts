@@ -236,17 +236,19 @@ export class MessageStore {
       const q = this.queues[mq]!;
       const from = sinceUs <= 0 ? q.minOffset : q.firstBornAtOrAfter(q.minOffset, sinceUs);
       if (from >= q.maxOffset) continue;
-      if (this.routes.isOrdinary(mq)) {
-        this.observer.messagesTruncated(mq, from, q.maxOffset);
-      } else {
+      const to = q.maxOffset;
+      if (!this.routes.isOrdinary(mq)) {
         // Retry copies lost with the tail will never be consumed: as a discarded send-back. (DLQ copies
         // stay counted as dead-lettered: they got there.)
         const group = this.routes.topics[this.routes.topicOf(mq)]!.retryOf;
-        if (group >= 0) for (let o = from; o < q.maxOffset; o++) this.observer.discarded(group, q.originKey(o));
+        if (group >= 0) for (let o = from; o < to; o++) this.observer.discarded(group, q.originKey(o));
       }
-      this.trace.emit(this.T.tailLost, nowUs, mq, from, q.maxOffset - from);
-      lost += q.maxOffset - from;
-      q.truncateTo(from);
+      this.trace.emit(this.T.tailLost, nowUs, mq, from, to - from);
+      lost += to - from;
+      // The refills of [from, to) take a new generation: a message of the lost tail that a consumer
+      // still holds keeps its own identity.
+      const gen = q.truncateTo(from);
+      if (this.routes.isOrdinary(mq)) this.observer.messagesTruncated(mq, from, to, gen);
     }
     // Files that begin at or after the new tail are gone; the last kept one is cut there (if the first lost
     // append opened a new file, the file before keeps its end-of-file blank as it was).

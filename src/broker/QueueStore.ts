@@ -71,15 +71,27 @@ export interface Regenerator {
 }
 
 /** Message key: identifies an original message across re-deliveries and retry copies. */
-export function messageKey(queueIndex: number, offset: number): number {
-  return queueIndex * 4294967296 + offset;
+/**
+ * A message's identity: its queue, its offset, and the generation of that offset — 0, or 1 to 31 once a
+ * lost tail gave the offset out again (truncateTo), so a message a consumer still holds is never taken
+ * for the one that refilled its offset (RocketMQ tells them apart by msgId).
+ */
+export function messageKey(queueIndex: number, offset: number, gen = 0): number {
+  return gen * KEY_GEN_UNIT + queueIndex * 4294967296 + offset;
 }
 export function keyQueue(key: number): number {
-  return Math.floor(key / 4294967296);
+  return Math.floor(key / 4294967296) % 65536;
 }
 export function keyOffset(key: number): number {
   return key % 4294967296;
 }
+export function keyGen(key: number): number {
+  return Math.floor(key / KEY_GEN_UNIT);
+}
+/** 2^48: queues below 65 536, generations below 32, so every key is a safe integer. */
+const KEY_GEN_UNIT = 281474976710656;
+/** Generations cycle through 1…GEN_MAX (a queue cut more often reuses them: a confusion, not a crash). */
+export const GEN_MAX = 31;
 
 export class QueueStore {
   /** Lowest logical offset still readable (moved by retention or a truncate only). */
@@ -100,6 +112,9 @@ export class QueueStore {
   private readonly cacheIdx: number[] = [];
   /** Who re-creates replayable chunks; null = nothing is reclaimed as replayable. */
   regenerator: Regenerator | null = null;
+  /** Generation breakpoints, (from offset, generation) pairs in offset order; a cut adds one. */
+  private readonly gens: number[] = [];
+  private cuts = 0;
 
   /**
    * @param index global queue index (all topics, brokers, retry and DLQ queues)
@@ -138,7 +153,7 @@ export class QueueStore {
     c.clPos[i] = clPos;
     c.bodyBytes[i] = bodyBytes;
     c.tag[i] = tag;
-    c.originKey[i] = originKey < 0 ? messageKey(this.index, offset) : originKey;
+    c.originKey[i] = originKey < 0 ? messageKey(this.index, offset, this.genAt(offset)) : originKey;
     c.originBornUs[i] = originKey < 0 ? bornUs : originBornUs;
     c.reconsumeTimes[i] = reconsumeTimes;
     this.maxOffset = offset + 1;
@@ -236,9 +251,20 @@ export class QueueStore {
    * the next append reuses `offset`. The chunk holding it keeps its columns from now on (its draws are
    * no longer consecutive: the producer made the lost messages).
    */
-  truncateTo(offset: number): void {
-    if (offset >= this.maxOffset) return;
+  /** The generation of `offset`'s current message (0 unless a cut gave the offset out again). */
+  genAt(offset: number): number {
+    const g = this.gens;
+    for (let i = g.length - 2; i >= 0; i -= 2) if (g[i]! <= offset) return g[i + 1]!;
+    return 0;
+  }
+
+  /** Cuts the tail from `offset` on; returns the generation the offsets from there now take (0: no cut). */
+  truncateTo(offset: number): number {
+    if (offset >= this.maxOffset) return 0;
     if (offset < this.minOffset) throw new RangeError(`queue ${this.topic}#${this.queueId}: cannot truncate to ${offset} below minOffset ${this.minOffset}`);
+    this.cuts = (this.cuts % GEN_MAX) + 1;
+    while (this.gens.length > 0 && this.gens[this.gens.length - 2]! >= offset) this.gens.length -= 2;
+    this.gens.push(offset, this.cuts);
     const ci = offset >>> CHUNK_BITS;
     const keep = ci - this.slotBase + ((offset & MASK) === 0 ? 0 : 1);
     if ((offset & MASK) !== 0) {
@@ -258,6 +284,7 @@ export class QueueStore {
     this.slots.length = Math.max(0, keep);
     for (let k = 0; k < this.cacheIdx.length; k++) if (this.cacheIdx[k]! >= ci) this.cacheIdx[k] = -1;
     this.maxOffset = offset;
+    return this.cuts;
   }
 
   /** Drops everything below minOffset's chunk for good (after retention or a truncate moved it). */
@@ -347,7 +374,7 @@ export class QueueStore {
     }
     const pages = slot.pages!;
     for (let i = 0; i < CHUNK; i++) {
-      c.originKey[i] = messageKey(this.index, start + i);
+      c.originKey[i] = messageKey(this.index, start + i, this.genAt(start + i));
       c.originBornUs[i] = c.bornUs[i]!;
       c.reconsumeTimes[i] = 0;
       c.clPos[i] = pages[i >>> PAGE_BITS]!;

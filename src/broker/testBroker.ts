@@ -75,8 +75,8 @@ export class RecordingObserver implements BrokerObserver {
   discarded(group: number, originKey: number): void {
     this.calls.push(["discarded", group, originKey]);
   }
-  messagesTruncated(mq: number, from: number, to: number): void {
-    this.calls.push(["messagesTruncated", mq, from, to]);
+  messagesTruncated(mq: number, from: number, to: number, gen: number): void {
+    this.calls.push(["messagesTruncated", mq, from, to, gen]);
   }
   commitLogDeleted(broker: number, files: number, reason: number, nowUs: number): void {
     this.calls.push(["commitLogDeleted", broker, files, reason, nowUs]);

@@ -101,10 +101,13 @@ export class FateColumn {
   private resolvedUpTo = 0;
   private readonly chunks: FateChunk[] = [];
   /**
-   * Fates of messages a crash took from the tail (truncate), by offset, until new messages refill the
-   * offset: a consumer may still hold one, and its consumption or send-back must find its fate.
+   * Fates of messages a crash took from the tail (truncate), by (offset, generation), for good: a
+   * consumer may still hold one — after new messages refilled its offset too — and its consumption or
+   * send-back must find its own fate, not the refill's.
    */
-  private ghosts: Map<number, number> | null = null;
+  private superseded: Map<number, number> | null = null;
+  /** Generation breakpoints as the queue's (QueueStore#genAt): (from offset, generation) pairs. */
+  private readonly gens: number[] = [];
 
   /** Stores the fate of the message at `offset` (≥ max; offsets skipped in between never existed). */
   append(offset: number, fate: number): void {
@@ -114,7 +117,6 @@ export class FateColumn {
   }
 
   private put(offset: number, fate: number): void {
-    if (this.ghosts !== null && this.ghosts.delete(offset) && this.ghosts.size === 0) this.ghosts = null;
     const ci = offset >>> CHUNK_BITS;
     let c = this.chunks[ci];
     if (c === undefined) {
@@ -128,8 +130,30 @@ export class FateColumn {
     if ((offset & MASK) === MASK && c.unresolved === 0) this.compactChunk(c);
   }
 
+  /** The generation of the message now at `offset`. */
+  genAt(offset: number): number {
+    const g = this.gens;
+    for (let i = g.length - 2; i >= 0; i -= 2) if (g[i]! <= offset) return g[i + 1]!;
+    return 0;
+  }
+
+  /** The fate of the message (offset, generation): the current one's, or a superseded one's. */
+  fateOf(offset: number, gen: number): number {
+    if (gen === this.genAt(offset) && offset < this.max) return this.get(offset);
+    const fate = this.superseded?.get(offset * 32 + gen);
+    if (fate === undefined) throw new RangeError(`no fate for offset ${offset} generation ${gen}: the column holds ${this.max} messages`);
+    return fate;
+  }
+
+  /** Writes the fate of the message (offset, generation). */
+  setFate(offset: number, gen: number, fate: number): void {
+    if (gen === this.genAt(offset) && offset < this.max) this.set(offset, fate);
+    else if (this.superseded?.has(offset * 32 + gen)) this.superseded.set(offset * 32 + gen, fate);
+    else throw new RangeError(`no fate for offset ${offset} generation ${gen}: the column holds ${this.max} messages`);
+  }
+
   get(offset: number): number {
-    if (offset >= this.max) return this.ghost(offset);
+    if (offset >= this.max) throw new RangeError(`no fate for offset ${offset}: the column holds ${this.max} messages`);
     const c = this.chunks[offset >>> CHUNK_BITS]!;
     if (c.fates !== null) return c.fates[offset & MASK]!;
     return c.exceptions === null ? c.base : (c.exceptions.get(offset & MASK) ?? c.base);
@@ -137,11 +161,7 @@ export class FateColumn {
 
   /** Writes a message's fate. A fate once resolved stays resolved (every writer adds a resolving bit). */
   set(offset: number, fate: number): void {
-    if (offset >= this.max) {
-      this.ghost(offset);
-      this.ghosts!.set(offset, fate);
-      return;
-    }
+    if (offset >= this.max) throw new RangeError(`no fate for offset ${offset}: the column holds ${this.max} messages`);
     const c = this.chunks[offset >>> CHUNK_BITS]!;
     const i = offset & MASK;
     if (!c.compact) {
@@ -165,12 +185,6 @@ export class FateColumn {
       c.exceptions.set(i, fate);
       if (c.exceptions.size > EXCEPTIONS_MAX) this.densify(c);
     }
-  }
-
-  private ghost(offset: number): number {
-    const fate = this.ghosts?.get(offset);
-    if (fate === undefined) throw new RangeError(`no fate for offset ${offset}: the column holds ${this.max} messages`);
-    return fate;
   }
 
   /** The first offset whose message is not resolved (max if none). */
@@ -211,6 +225,14 @@ export class FateColumn {
   countAwaiting(out: AwaitingCount): void {
     out.awaiting += this.compactAwaiting;
     out.retrying += this.compactAwaiting;
+    // A message of a lost tail whose copies live on in the retry chain is still awaited.
+    if (this.superseded !== null) {
+      for (const v of this.superseded.values()) {
+        if (!isAwaiting(v)) continue;
+        out.awaiting++;
+        if ((v & FATE_RETRYING) !== 0) out.retrying++;
+      }
+    }
     for (let ci = 0; ci < this.chunks.length; ci++) {
       const c = this.chunks[ci]!;
       if (c.compact) continue;
@@ -226,13 +248,15 @@ export class FateColumn {
   }
 
   /**
-   * Forgets every message from `offset` on (their fates are settled by the caller) but as ghosts;
-   * appends resume there. A compact chunk holding `offset` turns full again.
+   * Moves every message from `offset` on (their fates are settled by the caller) to the superseded ones;
+   * appends resume there, as generation `gen`. A compact chunk holding `offset` turns full again.
    */
-  truncate(offset: number): void {
+  truncate(offset: number, gen: number): void {
     if (offset >= this.max) return;
-    this.ghosts ??= new Map();
-    for (let o = offset; o < this.max; o++) this.ghosts.set(o, this.get(o));
+    this.superseded ??= new Map();
+    for (let o = offset; o < this.max; o++) this.superseded.set(o * 32 + this.genAt(o), this.get(o));
+    while (this.gens.length > 0 && this.gens[this.gens.length - 2]! >= offset) this.gens.length -= 2;
+    this.gens.push(offset, gen);
     const keep = Math.ceil(offset / CHUNK);
     for (let ci = keep; ci < this.chunks.length; ci++) this.dropCounters(this.chunks[ci]!);
     this.chunks.length = keep;

@@ -547,7 +547,7 @@ describe("MessageFates.truncated: a crash lost the commit-log tail [from, to) an
     const { f, g, t } = fates();
     storeA(f, t, 2 * CHUNK);
     consumeRange(f, G, t, 0, 2 * CHUNK);
-    f.truncated(t, CHUNK + 100, 2 * CHUNK);
+    f.truncated(t, CHUNK + 100, 2 * CHUNK, 1);
     const col = f.column(G, t)!;
     // Every message of the lost tail was consumed: none is counted lost. Chunk 1 keeps [CHUNK, CHUNK + 100).
     expect(g.lost).toBe(0);
@@ -565,7 +565,7 @@ describe("MessageFates.truncated: a crash lost the commit-log tail [from, to) an
     const { f, g, t } = fates();
     storeA(f, t, 10);
     consumeRange(f, G, t, 0, 5);
-    f.truncated(t, 5, 10);
+    f.truncated(t, 5, 10, 1);
     expect(g.lost).toBe(5); // 5 … 9
     f.recordConsumed(G, messageKey(t, 7)); // it was cached before the crash: consumed, no longer lost
     expect(g).toMatchObject({ consumed: 6, lost: 4 });
@@ -576,11 +576,33 @@ describe("MessageFates.truncated: a crash lost the commit-log tail [from, to) an
     expect(f.fateAt(G, t, 5)).toBe(FATE_LOST);
   });
 
+  it("a held message stays itself after its offset is refilled: generation 0 keeps its fate, the refill (generation 1) its own", () => {
+    // Found by the random-scenario corpus (run 3170): a role swap cut offset 19 while a listener held it;
+    // a filtered message refilled 19, and the held one's consumption was booked on the refill.
+    const { f, g, t } = fates();
+    storeA(f, t, 10);
+    consumeRange(f, G, t, 0, 5);
+    f.truncated(t, 5, 10, 1);
+    expect(g.lost).toBe(5);
+    f.stored(t, 5, TAG_A); // the refill of 5: generation 1, lost on arrival (below 10)
+    f.stored(t, 6, TAG_A);
+    expect(g).toMatchObject({ produced: 12, lost: 7 });
+    // The listener that held the old message 6 (generation 0) finishes: the old one is consumed, not the refill.
+    f.recordConsumed(G, messageKey(t, 6, 0));
+    expect(g).toMatchObject({ consumed: 6, lost: 6 });
+    expect(f.fate(G, messageKey(t, 6, 0))).toBe(1);
+    expect(f.fate(G, messageKey(t, 6, 1))).toBe(FATE_LOST);
+    // The refill is consumed later (a consumer that rewinds): its own first consumption, not a duplicate.
+    f.recordConsumed(G, messageKey(t, 6, 1));
+    expect(g).toMatchObject({ consumed: 7, duplicates: 0, lost: 5 });
+    expect(() => f.fate(G, messageKey(t, 6, 2))).toThrow(RangeError);
+  });
+
   it("counts the unsettled messages of the lost tail lost, and forgets whole chunks above `from`", () => {
     const { f, g, t } = fates();
     storeA(f, t, 2 * CHUNK + 5);
     consumeRange(f, G, t, 0, CHUNK - 10);
-    f.truncated(t, CHUNK - 20, 2 * CHUNK + 5);
+    f.truncated(t, CHUNK - 20, 2 * CHUNK + 5, 1);
     // Unsettled in [CHUNK − 20, 2 × CHUNK + 5): the 10 at CHUNK − 10 … CHUNK − 1, then CHUNK + 5 more.
     expect(g.lost).toBe(10 + CHUNK + 5);
     expect(f.column(G, t)!.stats()).toMatchObject({ compact: 0, full: 1 });

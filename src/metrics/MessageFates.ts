@@ -8,7 +8,7 @@
 // fate stays answerable for the whole run (a re-consumption is a duplicate, message by message); memory
 // still follows the backlog, not the history: a chunk whose messages are all resolved turns compact —
 // the most common fate plus the exceptions, and a count of the messages in it the subject still awaits.
-import { keyOffset, keyQueue } from "../broker/QueueStore.ts";
+import { keyGen, keyOffset, keyQueue } from "../broker/QueueStore.ts";
 import { clientSlot } from "../protocol/address.ts";
 import type { Routes } from "../protocol/routes.ts";
 import type { GroupModel, Model } from "../scenario/types.ts";
@@ -18,7 +18,7 @@ import {
 
 export {
   FATE_COUNT_MASK, FATE_DLQ, FATE_DROPPED, FATE_FILTERED, FATE_LOST, FATE_RESOLVED, FATE_RETRYING, FATE_SETTLED, FATE_SKIPPED, FateColumn,
-  type AwaitingCount,
+  isAwaiting, type AwaitingCount,
 } from "./FateColumn.ts";
 
 /** A subject's counters, read-only: what the accounts and the summary read. */
@@ -186,7 +186,7 @@ export class MessageFates {
 
   /** Fate bits of an original message for a subject. */
   fate(subject: number, originKey: number): number {
-    return this.columns[subject]![keyQueue(originKey)]!.get(keyOffset(originKey));
+    return this.columns[subject]![keyQueue(originKey)]!.fateOf(keyOffset(originKey), keyGen(originKey));
   }
 
   /** Takes back a lost (dropped) or skipped verdict: the message turned up after all (consumed, or a copy lives on). */
@@ -206,7 +206,8 @@ export class MessageFates {
     const counters = this.subjects[subject]!.counters;
     const col = this.columns[subject]![keyQueue(originKey)]!;
     const offset = keyOffset(originKey);
-    let fate = col.get(offset);
+    const gen = keyGen(originKey);
+    let fate = col.fateOf(offset, gen);
     const count = fate & FATE_COUNT_MASK;
     counters.consumeOk++;
     if (count === 0) {
@@ -216,7 +217,7 @@ export class MessageFates {
     } else {
       counters.duplicates++;
     }
-    col.set(offset, (fate & ~(FATE_COUNT_MASK | FATE_DLQ)) | Math.min(FATE_COUNT_MASK, count + 1));
+    col.setFate(offset, gen, (fate & ~(FATE_COUNT_MASK | FATE_DLQ)) | Math.min(FATE_COUNT_MASK, count + 1));
     return count > 0;
   }
 
@@ -229,7 +230,8 @@ export class MessageFates {
     // then count as a duplicate. Accounting reads RETRYING only on messages not yet settled.
     const col = this.columns[subject]![keyQueue(originKey)]!;
     const offset = keyOffset(originKey);
-    col.set(offset, this.unlose(subject, col.get(offset)) | FATE_RETRYING);
+    const gen = keyGen(originKey);
+    col.setFate(offset, gen, this.unlose(subject, col.fateOf(offset, gen)) | FATE_RETRYING);
   }
 
   /**
@@ -240,9 +242,10 @@ export class MessageFates {
   markDropped(subject: number, originKey: number): void {
     const col = this.columns[subject]![keyQueue(originKey)]!;
     const offset = keyOffset(originKey);
-    const fate = col.get(offset);
+    const gen = keyGen(originKey);
+    const fate = col.fateOf(offset, gen);
     if (fate & (FATE_COUNT_MASK | FATE_DLQ | FATE_LOST)) return;
-    col.set(offset, this.unlose(subject, fate) | FATE_LOST | FATE_DROPPED);
+    col.setFate(offset, gen, this.unlose(subject, fate) | FATE_LOST | FATE_DROPPED);
     const counters = this.subjects[subject]!.counters;
     counters.lost++;
     counters.dropped++;
@@ -252,9 +255,10 @@ export class MessageFates {
   markDlq(subject: number, originKey: number): void {
     const col = this.columns[subject]![keyQueue(originKey)]!;
     const offset = keyOffset(originKey);
-    const fate = col.get(offset);
+    const gen = keyGen(originKey);
+    const fate = col.fateOf(offset, gen);
     if (fate & (FATE_COUNT_MASK | FATE_DLQ)) return;
-    col.set(offset, this.unlose(subject, fate) | FATE_DLQ);
+    col.setFate(offset, gen, this.unlose(subject, fate) | FATE_DLQ);
     this.subjects[subject]!.counters.dlq++;
   }
 
@@ -297,11 +301,11 @@ export class MessageFates {
    * A crash lost [from, to) of a scenario queue, and `from` will be reused by new messages: for every
    * subject, those it had not settled are lost; then the column takes new messages from `from` again.
    */
-  truncated(mq: number, from: number, to: number): void {
+  truncated(mq: number, from: number, to: number, gen: number): void {
     for (const s of this.subscribers[mq]!) {
       this.markLost(s.subject, mq, from, to);
       const col = this.columns[s.subject]![mq]!;
-      col.truncate(from);
+      col.truncate(from, gen);
       // A consumer may have read up to `to` (a pull answered just before the crash): the messages that
       // refill [from, to) arrive lost, since a FOUND at its offset skips them silently (broker spec
       // §3.1); consuming one later (a rewind, 4.9.3's reset to 0, a consumer that was behind) undoes it.

@@ -60,8 +60,8 @@ export class Recorder implements ClusterObserver {
   messagesDeleted(mq: number, from: number, to: number): void {
     this.fates.deleted(mq, from, to);
   }
-  messagesTruncated(mq: number, from: number, to: number): void {
-    this.fates.truncated(mq, from, to);
+  messagesTruncated(mq: number, from: number, to: number, gen: number): void {
+    this.fates.truncated(mq, from, to, gen);
     this.replays.truncated(mq, from);
   }
   commitLogDeleted(broker: number, files: number, reason: number, nowUs: number): void {

@@ -18,7 +18,7 @@
 import type { PushConsumer } from "../client/PushConsumer.ts";
 import type { Cluster } from "../model/Cluster.ts";
 import type { ConsumeMode, MessageModel } from "../scenario/types.ts";
-import { FATE_RETRYING, FATE_SETTLED } from "./MessageFates.ts";
+import { FATE_RETRYING, isAwaiting } from "./MessageFates.ts";
 import type { Recorder } from "./Recorder.ts";
 import type { ReplayCounts } from "./ReplayBooks.ts";
 
@@ -89,7 +89,8 @@ export function accountMessages(cl: Cluster, rec: Recorder): GroupAccount[] {
  */
 function accountSubject(rec: Recorder, subject: number, consumers: readonly PushConsumer[], name: string): FateAccount {
   const f = rec.fates.subjects[subject]!.counters;
-  const isAwaiting = (key: number) => (rec.fates.fate(subject, key) & FATE_SETTLED) === 0;
+  // A message held by a consumer is awaited unless settled or filtered (FateColumn's isAwaiting, as the walk counts).
+  const awaited = (key: number) => isAwaiting(rec.fates.fate(subject, key));
   // 1. Every awaited message of the subject's topics, and of those the ones in the retry chain.
   const walked = rec.fates.awaiting(subject);
   // 2. Where the awaiting ones are.
@@ -99,14 +100,14 @@ function accountSubject(rec: Recorder, subject: number, consumers: readonly Push
     // A dead incarnation's listener calls will never report: those messages are back to unpulled.
     if (!c.alive) continue;
     c.consumeService.forEachInFlight((_mq, _o, key) => {
-      if (isAwaiting(key)) inFlight.add(key);
+      if (awaited(key)) inFlight.add(key);
     });
   }
   for (const c of consumers) {
     for (const [, pq] of c.rebalance.processQueues()) {
       pq.forEachCached((o) => {
         const key = pq.originKey(o);
-        if (isAwaiting(key) && !inFlight.has(key)) cached.add(key);
+        if (awaited(key) && !inFlight.has(key)) cached.add(key);
       });
     }
   }
