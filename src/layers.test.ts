@@ -33,6 +33,7 @@ const LAYERS: Readonly<Record<string, number>> = {
   run: 8,
   sweep: 9,
   fuzz: 9,
+  explain: 9,
   report: 10,
   cli: 11,
 };

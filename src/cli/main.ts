@@ -13,6 +13,7 @@ import { CHECK_EVERY_DEFAULT, checkCommand, MAX_DEFAULT_CHECKS } from "./checkCo
 import { compareCommand } from "./compareCommand.ts";
 import { mergeCommand, sweepCommand } from "./sweepCommand.ts";
 import { fuzzCommand } from "./fuzzCommand.ts";
+import { explainCommand } from "./explainCommand.ts";
 
 const EXIT_HELP = `
 Exit codes:
@@ -287,6 +288,26 @@ Examples:
         ...(opts.seed !== undefined ? { seed: String(opts.seed) } : {}),
         ...(opts.duration !== undefined ? { duration: String(opts.duration) } : {}),
         ...(opts.workers !== undefined ? { workers: parseWorkers(String(opts.workers)) } : {}),
+      }, env);
+    });
+
+  program
+    .command("explain")
+    .description("re-run a scenario and say why its queues stopped or slowed: each interval with its reason, figures and the settings that change it")
+    .argument("<scenario>", "scenario file")
+    .option("--queue <queue>", "explain this queue only, named Topic@broker#queueId (default: the top queues by time not progressing)")
+    .option("--group <group>", "explain this consumer group only")
+    .option("--at <time>", "keep the intervals overlapping this virtual time (with --window: [at, at + window])")
+    .option("--window <duration>", "keep the intervals overlapping [--at, --at + window] (--at defaults to 0)")
+    .option("--seed <n>", "override the scenario's seed")
+    .option("--duration <duration>", "override the scenario's duration (a shorter run is quicker to explain)")
+    .option("--top <n>", "without --queue: how many queues to explain (default 5)")
+    .option("--json", "print the explanation as JSON on stdout")
+    .action(async (scenario: string, opts: Record<string, string | boolean | undefined>) => {
+      const text = (key: string) => (typeof opts[key] === "string" ? { [key]: opts[key] as string } : {});
+      result.code = await explainCommand({
+        scenario, json: opts.json === true,
+        ...text("queue"), ...text("group"), ...text("at"), ...text("window"), ...text("seed"), ...text("duration"), ...text("top"),
       }, env);
     });
 
