@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { simulate } from "../run/simulate.ts";
 import { randomScenarioWithFaults } from "./randomScenario.ts";
 
-const RUNS = 200;
+const RUNS = 100;
 const CHECK_EVERY_US = 500_000;
 
 const ONE_QUEUE = {
