@@ -57,7 +57,11 @@ export function derive(records: readonly TraceRecord[], model: Model, routes: Ro
   return new Deriver(model, routes, mqs, durationUs).run(records);
 }
 
-class Deriver {
+/**
+ * The derivation as a stream: `feed` each record in time order (a capture filter can feed it as the run
+ * goes, holding no records), then `result` once. `derive` is the same over a captured array.
+ */
+export class Deriver {
   private readonly states = new Map<string, QueueState>();
   private readonly out: RawInterval[] = [];
   private readonly slotGroup: number[] = [];
@@ -73,7 +77,7 @@ class Deriver {
     private readonly model: Model,
     private readonly routes: Routes,
     mqs: readonly number[],
-    private readonly durationUs: number,
+    private durationUs: number,
   ) {
     for (const g of model.groups) {
       for (let i = 0; i < g.instancesMax; i++) {
@@ -87,6 +91,17 @@ class Deriver {
 
   run(records: readonly TraceRecord[]): Derived {
     for (const r of records) this.onRecord(r);
+    return this.result();
+  }
+
+  /** One record, in time order. */
+  feed(r: TraceRecord): void {
+    this.onRecord(r);
+  }
+
+  /** Closes what is still open at the run's end (`durationUs` if given: a run stopped early) and returns the intervals. */
+  result(durationUs?: number): Derived {
+    if (durationUs !== undefined) this.durationUs = durationUs;
     for (const s of this.states.values()) this.finish(s);
     const pulls = new Map<string, PullLog>();
     for (const [k, s] of this.states) pulls.set(k, s.pulls);

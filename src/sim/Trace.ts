@@ -131,11 +131,16 @@ export class Trace {
       this.capturedTruncated = true;
       return;
     }
+    this.captured.push(this.recordOf(type, tUs, f0, f1, f2, f3));
+  }
+
+  /** The record as capture stores it (named fields): for observers that consume records as they come. */
+  recordOf(type: number, tUs: number, f0: number, f1: number, f2: number, f3: number): TraceRecord {
     const record: Record<string, number | string> = { tUs, type: this.typeNames[type]! };
     const fields = this.typeFields[type]!;
     const values = [f0, f1, f2, f3];
     for (let i = 0; i < fields.length; i++) record[fields[i]!] = values[i]!;
-    this.captured.push(record as TraceRecord);
+    return record as TraceRecord;
   }
 }
 
