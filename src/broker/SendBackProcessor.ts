@@ -59,7 +59,19 @@ export class SendBackProcessor {
       if (answer) this.ctx.reply(req, new SimpleResponse(this.profile === "5.x" ? ResponseCode.SYSTEM_BUSY : ResponseCode.SYSTEM_ERROR));
       return;
     }
+    // consumerSendMsgBack's checks before the put (broker spec §8.1): a broker whose brokerPermission
+    // is not writable answers NO_PERMISSION and stores nothing.
+    if (!this.host.writable) {
+      if (answer) this.ctx.reply(req, new SimpleResponse(ResponseCode.NO_PERMISSION));
+      return;
+    }
     if (this.failedByFault(req)) return;
+    // A full disk fails the put (SERVICE_NOT_AVAILABLE → SYSTEM_ERROR, §8.1); retryQueueNums ≤ 0 answers
+    // SUCCESS before any put is tried.
+    if (this.store.diskFull && this.config.retryQueueNums > 0) {
+      if (answer) this.ctx.reply(req, new SimpleResponse(ResponseCode.SYSTEM_ERROR));
+      return;
+    }
     this.consumerSendMsgBack(req);
     if (answer) this.ctx.reply(req, new SimpleResponse(ResponseCode.SUCCESS));
   }

@@ -99,6 +99,27 @@ describe("4.9 slave answers (§3.3)", () => {
   });
 });
 
+describe("a master's CONSUMER_SEND_MSG_BACK checks before the put (broker spec §8.1)", () => {
+  it.each(["4.9", "5.x"] as const)("profile %s: a master that takes no writes answers NO_PERMISSION and stores nothing; SUCCESS once writable", (profile) => {
+    const { m } = group(profile);
+    m.seedBacklog(2);
+    m.broker.setWritable(false);
+    expect(m.reply<SimpleResponse>(m.sendBack(1 * S, { mq: m.queueOf(T), offset: 0 })).code).toBe(ResponseCode.NO_PERMISSION);
+    expect(m.observer.of("sentBack")).toHaveLength(0);
+    m.broker.setWritable(true);
+    expect(m.reply<SimpleResponse>(m.sendBack(2 * S, { mq: m.queueOf(T), offset: 1 })).code).toBe(ResponseCode.SUCCESS);
+    expect(m.observer.of("sentBack")).toHaveLength(1);
+  });
+
+  it("a full disk fails the put: SYSTEM_ERROR (SERVICE_NOT_AVAILABLE), nothing parked", () => {
+    const { m } = group("4.9");
+    m.seedBacklog(1);
+    m.broker.store.diskFull = true;
+    expect(m.reply<SimpleResponse>(m.sendBack(1 * S, { mq: m.queueOf(T), offset: 0 })).code).toBe(ResponseCode.SYSTEM_ERROR);
+    expect(m.observer.of("sentBack")).toHaveLength(0);
+  });
+});
+
 describe("5.x slave answers (§3.3)", () => {
   it("without slaveReadEnable every pull is refused SYSTEM_BUSY before the processor runs (no suggestion, nothing held)", () => {
     const { m, s } = group("5.x");
