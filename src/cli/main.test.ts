@@ -57,7 +57,10 @@ describe("rmqsim run: exit codes", () => {
       const result = simulate(scenario, options);
       result.summary.expectations = [
         { expression: "messages.lost == 0", ok: true, actual: "0" },
-        { expression: "lag.committed.max < 1", ok: false, actual: "5" },
+        {
+          expression: "lag.committed.max < 1", ok: false, actual: "5",
+          clauses: [{ text: "lag.committed.max < 1", ok: false, op: "<", threshold: 1, actual: 5, unit: null, series: null, atUs: 12_000_000, windowUs: null, where: null }],
+        },
       ];
       return result;
     };
@@ -66,6 +69,8 @@ describe("rmqsim run: exit codes", () => {
     expect(await run(env, "run", "s.json")).toBe(1);
     expect(env.out()).toMatch(/expect\s+1 of 2 hold/);
     expect(env.out()).toContain("FAILED lag.committed.max < 1  (actual 5)");
+    // The clause's detail under it: 5 against < 1 misses by 4, decided by the sample at 12 s.
+    expect(env.out()).toMatch(/lag\.committed\.max < 1: actual 5, threshold < 1 \(over by 4\), at 12s/);
   });
 
   it("exits 70 and says it is a bug when the model throws", async () => {
@@ -123,9 +128,10 @@ describe("rmqsim run: bad input exits 2 with one line naming the problem", () =>
     expectBadInput(r, /^rmqsim: s\.json:3:21: malformed JSON: /);
   });
 
-  it("malformed JSON: a trailing comma is pointed at", async () => {
-    const r = await runScenario('{\n  "name": "tiny",\n}');
-    expectBadInput(r, /^rmqsim: s\.json:3:1: malformed JSON: expected a double-quoted property name, found '}' \(a trailing comma\?\)/);
+  it("JSONC: a trailing comma is accepted, a comma with no value before it is pointed at", async () => {
+    // The file holds only a name, so once the trailing comma is accepted the first problem is "brokers".
+    expectBadInput(await runScenario('{\n  "name": "tiny", // the report folder\n}'), /^rmqsim: s\.json: brokers: /);
+    expectBadInput(await runScenario('{\n  "name": "tiny",\n  ,\n}'), /^rmqsim: s\.json:3:3: malformed JSON: expected a double-quoted property name, found ','/);
   });
 
   it("a missing file", async () => {

@@ -61,3 +61,25 @@ describe("parseJsonText", () => {
     expect(lineColumn("ab\ncd", 4)).toEqual({ line: 2, column: 2 });
   });
 });
+
+describe("parseJsonText: JSONC", () => {
+  it("reads comments and trailing commas", () => {
+    const text = '// a scenario\n{\n  "name": "x", /* inline */\n  "list": [1, 2,], // trailing\n}\n';
+    expect(parseJsonText(text, "s.json")).toEqual({ name: "x", list: [1, 2] });
+  });
+
+  it("points at the line and column of the file as written, after comments", () => {
+    // Line 4 is `  "b" 2`: the missing ':' sits at column 7, whatever the comments above hold.
+    const text = '{ /* a comment\n   over two lines */\n  "a": 1, // note\n  "b" 2\n}';
+    expect(() => parseJsonText(text, "s.json")).toThrow("s.json:4:7: malformed JSON: expected ':' after the property name, found '2'");
+  });
+
+  it("points at a comment that never ends", () => {
+    // The comment opens on line 2 after `  "a": 1, ` (10 characters): column 11.
+    expect(() => parseJsonText('{\n  "a": 1, /* open\n}', "s.json")).toThrow("s.json:2:11: malformed JSON: a /* comment that is never closed with */");
+  });
+
+  it("keeps a byte-order mark out of the columns", () => {
+    expect(() => parseJsonText('\uFEFF// c\n{"a" 1}', "s.json")).toThrow(/^s\.json:2:6: /);
+  });
+});

@@ -1,9 +1,11 @@
 // Reading JSON files for the CLI: a missing file, a directory or malformed JSON each become one
-// BadInputError naming the file (and, for syntax errors, the line and column).
+// BadInputError naming the file (and, for syntax errors, the line and column). Files may be JSONC:
+// comments and trailing commas are accepted (scenario files are hand-written and worth annotating).
 //
 // V8's JSON.parse messages give a character offset only for some errors ("Unexpected token 'x',
 // ... is not valid JSON" has none), so syntax errors are located by a small scanner of our own,
 // which also keeps the wording stable across Node versions.
+import { JsoncError, stripJsonc } from "../scenario/jsonc.ts";
 import { BadInputError } from "./errors.ts";
 import type { CliFs } from "./env.ts";
 
@@ -29,9 +31,21 @@ export function fileError(file: string, error: unknown): unknown {
   return error;
 }
 
+/**
+ * Parses JSON or JSONC (comments and trailing commas, src/scenario/jsonc.ts). Comments are blanked in
+ * place, so the line and column of a syntax error are those of the file as written.
+ */
 export function parseJsonText(text: string, file: string): unknown {
   // A UTF-8 byte-order mark is legal at the start of a file but not in JSON; editors add it.
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const raw = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let body: string;
+  try {
+    body = stripJsonc(raw);
+  } catch (error) {
+    if (!(error instanceof JsoncError)) throw error;
+    const { line, column } = lineColumn(raw, error.offset);
+    throw new BadInputError(`${file}:${line}:${column}`, `malformed JSON: ${error.message}`);
+  }
   try {
     return JSON.parse(body);
   } catch {

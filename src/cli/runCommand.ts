@@ -13,7 +13,7 @@ import { progressMode, progressView } from "./progress.ts";
 import { readJsonFile } from "./readJson.ts";
 import { guardScenario, runLimits } from "./resourceGuards.ts";
 import { formatRunTable } from "./summaryTable.ts";
-import { checkReportTarget, writeReportDir } from "./writeReport.ts";
+import { checkReportTarget, replacedReportNotice, writeReportDir } from "./writeReport.ts";
 
 export const DEFAULT_SCENARIO = "scenarios/default.json";
 
@@ -110,16 +110,20 @@ export async function runCommand(options: RunOptions, env: CliEnv): Promise<numb
     env.exitNow(EXIT.interrupted);
   });
   let output: RunOutput;
+  let replaced: string | null = null;
   try {
     output = await handle.done;
     view.done();
     await checkReportTarget(env.fs, plan.outDir, shownOut);
+    // Read before the write replaces it; printed even with --quiet: another scenario's report is gone.
+    replaced = await replacedReportNotice(env.fs, plan.outDir, shownOut, plan.scenarioName);
     await writeReportDir(env.fs, plan.outDir, output.files, env.pid, { onTemp: (dir) => void (temp = dir), ...(env.pidAlive ? { pidAlive: env.pidAlive } : {}) });
   } finally {
     view.done();
     dispose();
   }
   for (const warning of output.warnings) env.stderr.write(`rmqsim: warning: ${warning}\n`);
+  if (replaced !== null) env.stderr.write(`rmqsim: note: ${replaced}\n`);
   printResult(options, output, shownOut, env);
   return exitCodeOf(output);
 }

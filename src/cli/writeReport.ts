@@ -22,6 +22,35 @@ export async function checkReportTarget(fs: CliFs, dir: string, shown: string): 
   }
 }
 
+/**
+ * A sentence saying what `dir` held when it is a report of another scenario than `scenario` (its
+ * summary.json's "scenario"), read before the new report replaces it: `--out` pointed at another
+ * scenario's report is replaced, but never silently. Null when `dir` holds no readable report or one of
+ * the same scenario (re-running a scenario replaces its own report, as expected).
+ */
+export async function replacedReportNotice(fs: CliFs, dir: string, shown: string, scenario: string): Promise<string | null> {
+  const summary = await readJsonObject(fs, join(dir, "summary.json"));
+  const held = summary?.scenario;
+  if (typeof held !== "string" || held === scenario) return null;
+  const run = await readJsonObject(fs, join(dir, "run.json"));
+  const facts = [
+    typeof summary!.seed === "number" ? `seed ${summary!.seed}` : null,
+    typeof summary!.profile === "string" ? `profile ${summary!.profile}` : null,
+    typeof run?.startedAt === "string" ? `run at ${run.startedAt}` : null,
+  ].filter((f) => f !== null);
+  const about = facts.length === 0 ? "" : ` (${facts.join(", ")})`;
+  return `replaced ${shown}, which held the report of another scenario, ${JSON.stringify(held)}${about}, with this run of ${JSON.stringify(scenario)}`;
+}
+
+async function readJsonObject(fs: CliFs, file: string): Promise<Record<string, unknown> | null> {
+  try {
+    const value: unknown = JSON.parse(await fs.readText(file));
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null; // missing or not JSON: nothing to say about it
+  }
+}
+
 export interface WriteHooks {
   /** Told the temporary directory while it exists (and null after), so Ctrl-C can remove it. */
   onTemp?: (dir: string | null) => void;

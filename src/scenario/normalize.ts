@@ -5,12 +5,9 @@ import { describeValue, InputError, listChoices } from "./errors.ts";
 import { formatBytes, parseBytes, parseDurationUs } from "./units.ts";
 import {
   BROKER_CONFIG_DEFAULTS,
-  CONSUMER_CONFIG_DEFAULTS,
-  CONSUMER_CONFIG_RANGES,
   MAX_MESSAGE_SIZE_RANGE,
   SCENARIO_DEFAULTS,
   type BrokerConfig,
-  type ConsumerConfig,
 } from "./defaults.ts";
 import { nodesOf } from "./types.ts";
 import type {
@@ -30,6 +27,8 @@ import { normalizeAllocate } from "./allocate.ts";
 import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "./read.ts";
 import { normalizeStore, parseStartTime } from "./store.ts";
 import { normalizeListener } from "./listener.ts";
+import { normalizeConsumerConfig } from "./consumerConfig.ts";
+import { normalizeRateChanges } from "./rateChanges.ts";
 import { normalizeReplication } from "./replication.ts";
 import { assertJsonShape } from "./jsonShape.ts";
 
@@ -40,8 +39,6 @@ const TOP_KEYS = [
 const CONSUME_MODES = ["CONCURRENTLY", "ORDERLY"] as const, MESSAGE_MODELS = ["CLUSTERING", "BROADCASTING"] as const;
 const CONSUME_FROM = ["CONSUME_FROM_LAST_OFFSET", "CONSUME_FROM_FIRST_OFFSET", "CONSUME_FROM_TIMESTAMP"] as const;
 const NAME_RE = /^[A-Za-z0-9_.-]{1,127}$/, SCENARIO_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,126}$/;
-/** Consumer fields where −1 means "off" and 0 is invalid (spec §10.4, §15.5). Not maxReconsumeTimes: 0 is a real setting there. */
-const OFF_BY_MINUS_ONE: ReadonlySet<keyof ConsumerConfig> = new Set(["pullThresholdForTopic", "pullThresholdSizeForTopic"]);
 
 export { expectNames } from "./expectations.ts";
 
@@ -121,7 +118,7 @@ export function normalizeScenario(raw: unknown): Model {
   for (const f of faults) if (f.kind === "brokerCrash" && f.loseUs !== null) brokers[f.broker]!.store.tailHistoryUs = Math.max(brokers[f.broker]!.store.tailHistoryUs, f.loseUs);
   // A promoted classic slave cuts the log back to its replication point, which may lag by a whole stall.
   for (const f of faults) if ((f.kind === "roleSwap" || f.kind === "failover") && brokers[f.broker]!.replication?.mode === "classic") brokers[f.broker]!.store.tailHistoryUs = durationUs;
-  const { expect, expectations } = parseScenarioExpectations(raw.expect, groups);
+  const { expect, expectations } = parseScenarioExpectations(raw.expect, groups, { durationUs, sampleEveryUs });
   const description = raw.description === undefined ? "" : readString(raw, "description", "description", true);
   return { name, description, seed, durationUs, sampleEveryUs, profile, phase, latency, brokers, topics, groups, faults, expect, expectations, input };
 }
@@ -274,19 +271,7 @@ function normalizeProduce(raw: unknown, path: string, queueCount: number): { pro
       queueSelect = readEnum<"roundRobin" | "random">(raw, "queueSelect", `${path}.queueSelect`, ["roundRobin", "random"]);
     }
   }
-  const rateChanges: ProduceModel["rateChanges"] = [];
-  if (raw.rateChanges !== undefined) {
-    if (!Array.isArray(raw.rateChanges)) throw new InputError(`${path}.rateChanges`, "must be a list of { at, rate }");
-    raw.rateChanges.forEach((c, i) => {
-      const p = `${path}.rateChanges.${i}`;
-      if (!isRecord(c)) throw new InputError(p, "must be an object { at, rate }");
-      checkKeys(c, ["at", "rate"], p);
-      const atUs = parseDurationUs(c.at, `${p}.at`);
-      const prev = rateChanges[rateChanges.length - 1];
-      if (prev && atUs <= prev.atUs) throw new InputError(`${p}.at`, "must be later than the previous rate change");
-      rateChanges.push({ atUs, rate: readNumber(c, "rate", `${p}.rate`, 0, 10_000_000) });
-    });
-  }
+  const rateChanges = normalizeRateChanges(raw.rateChanges, `${path}.rateChanges`, rate);
   const backlog = raw.backlog === undefined ? 0 : readInt(raw, "backlog", `${path}.backlog`, 0, 100_000_000);
   const produce: ProduceModel = { rate, arrival, bodyBytes, tagWeights, queueSelect, rateChanges, backlog };
   if (raw.sendLatencyFaultEnable !== undefined) {
@@ -326,33 +311,7 @@ function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): Grou
   const consumeTimestampBeforeUs = raw.consumeTimestampBefore === undefined
     ? SCENARIO_DEFAULTS.consumeTimestampBackMs * 1000
     : parseDurationUs(raw.consumeTimestampBefore, `${path}.consumeTimestampBefore`);
-  const config: ConsumerConfig = { ...CONSUMER_CONFIG_DEFAULTS };
-  if (raw.config !== undefined) {
-    if (!isRecord(raw.config)) throw new InputError(`${path}.config`, "must be an object");
-    checkKeys(raw.config, Object.keys(CONSUMER_CONFIG_DEFAULTS), `${path}.config`);
-    for (const k of Object.keys(raw.config)) {
-      const key = k as keyof ConsumerConfig;
-      const range = CONSUMER_CONFIG_RANGES[key];
-      const p = `${path}.config.${k}`;
-      if (range === "boolean") {
-        if (typeof raw.config[k] !== "boolean") throw new InputError(p, `must be true or false, got ${describeValue(raw.config[k])}`);
-        (config as unknown as Record<string, unknown>)[k] = raw.config[k];
-      } else if (OFF_BY_MINUS_ONE.has(key)) {
-        // checkConfig (§15.5): −1 switches the topic threshold off, anything else must lie in [1, max].
-        const v = raw.config[k];
-        if (v !== -1 && !(typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= range[1])) {
-          throw new InputError(p, `${show(v)} is out of range [1, ${range[1]}]; use -1 to switch it off`);
-        }
-        (config as unknown as Record<string, unknown>)[k] = v;
-      } else {
-        (config as unknown as Record<string, unknown>)[k] = readInt(raw.config, k, p, range[0], range[1]);
-      }
-    }
-    // DefaultMQPushConsumerImpl#checkConfig (spec §15.5).
-    if (config.consumeThreadMin > config.consumeThreadMax) {
-      throw new InputError(`${path}.config.consumeThreadMin`, `consumeThreadMin (${config.consumeThreadMin}) is larger than consumeThreadMax (${config.consumeThreadMax})`);
-    }
-  }
+  const config = normalizeConsumerConfig(raw.config, `${path}.config`);
   const { consumeTime, failureProbability, poisonFraction, hangFraction, orderlyResults } = normalizeListener(raw.listener, `${path}.listener`, consumeMode);
   const startAtUs = raw.startAt === undefined ? 0 : parseDurationUs(raw.startAt, `${path}.startAt`);
   return {

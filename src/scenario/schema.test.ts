@@ -10,6 +10,7 @@ import { FAULT_KINDS } from "./faultTypes.ts";
 import { DIST_NAMES } from "./distributions.ts";
 import { InputError } from "./errors.ts";
 import { BROKER_CONFIG_DEFAULTS, CONSUMER_CONFIG_DEFAULTS, CONSUMER_CONFIG_RANGES } from "./defaults.ts";
+import { MIB_SETTINGS } from "./consumerConfig.ts";
 import { normalizeScenario } from "./normalize.ts";
 import { UnknownKeyError } from "./read.ts";
 
@@ -231,7 +232,8 @@ describe("scenarios/schema.json: the same keys as normalizeScenario", () => {
     ["topics.0", "$defs.topic", (s) => (s.topics[0].zzUnknownKey = 1)],
     ["topics.0.produce", "$defs.produce", (s) => (s.topics[0].produce.zzUnknownKey = 1)],
     ["topics.0.produce.queueSelect", "$defs.produce.properties.queueSelect.anyOf.1", (s) => (s.topics[0].produce.queueSelect = { weights: [1, 1], zzUnknownKey: 1 })],
-    ["topics.0.produce.rateChanges.0", "$defs.produce.properties.rateChanges.items", (s) => (s.topics[0].produce.rateChanges = [{ at: "1s", rate: 1, zzUnknownKey: 1 }])],
+    ["topics.0.produce.rateChanges.0.burst", "$defs.produce.properties.rateChanges.items.anyOf.1.properties.burst", (s) => (s.topics[0].produce.rateChanges = [{ burst: { at: "1s", rate: 1, for: "1s", zzUnknownKey: 1 } }])],
+    ["topics.0.produce.rateChanges.0.ramp", "$defs.produce.properties.rateChanges.items.anyOf.2.properties.ramp", (s) => (s.topics[0].produce.rateChanges = [{ ramp: { to: 1, over: "1s", zzUnknownKey: 1 } }])],
     ["groups.0", "$defs.group", (s) => (s.groups[0].zzUnknownKey = 1)],
     ["groups.0.config", "$defs.group.properties.config", (s) => (s.groups[0].config = { zzUnknownKey: 1 })],
     ["groups.0.listener", "$defs.group.properties.listener", (s) => (s.groups[0].listener = { zzUnknownKey: 1 })],
@@ -244,6 +246,14 @@ describe("scenarios/schema.json: the same keys as normalizeScenario", () => {
       expect(schemaOk(edited(edit))).toBe(false);
     });
   }
+
+  it("topics.0.produce.rateChanges.0: the keys of the three entry forms = keys the validator allows", () => {
+    const forms: Json[] = schemaAt("$defs.produce.properties.rateChanges.items").anyOf;
+    const props = [...new Set(forms.flatMap((f) => Object.keys(f.properties)))].sort();
+    const probe = edited((s) => (s.topics[0].produce.rateChanges = [{ at: "1s", rate: 1, zzUnknownKey: 1 }]));
+    expect(props).toEqual(allowedKeys(probe, "topics.0.produce.rateChanges.0"));
+    expect(schemaOk(probe)).toBe(false);
+  });
 
   it("faults: the same kinds, each with the keys the validator allows", () => {
     const kinds: Json[] = schemaAt("$defs.fault").anyOf;
@@ -294,8 +304,10 @@ describe("scenarios/schema.json: ranges agree with the validator", () => {
     for (const [key, range] of Object.entries(CONSUMER_CONFIG_RANGES)) {
       const p = props[key];
       expect(p.default, key).toBe(CONSUMER_CONFIG_DEFAULTS[key as keyof typeof CONSUMER_CONFIG_DEFAULTS]);
+      // A MiB setting is a number of MiB (the first branch) or a size string (the second).
+      const n = MIB_SETTINGS.has(key as keyof typeof CONSUMER_CONFIG_DEFAULTS) ? p.anyOf[0] : p;
       if (range === "boolean") expect(p.type, key).toBe("boolean");
-      else expect([p.type, p.minimum, p.maximum], key).toEqual(["integer", range[0], range[1]]);
+      else expect([n.type, n.minimum, n.maximum], key).toEqual(["integer", range[0], range[1]]);
     }
   });
 
@@ -313,7 +325,10 @@ describe("scenarios/schema.json: ranges agree with the validator", () => {
     ["topics.0.produce.backlog", "$defs.produce.properties.backlog"],
     // "At least one weight above 0" is a rule across tags: keep another tag at 1.
     ["topics.0.produce.tags.TagA", "$defs.produce.properties.tags.additionalProperties", (s) => (s.topics[0].produce.tags = { TagB: 1 })],
-    ["topics.0.produce.rateChanges.0.rate", "$defs.produce.properties.rateChanges.items.properties.rate", (s) => (s.topics[0].produce.rateChanges = [{ at: "1s" }])],
+    ["topics.0.produce.rateChanges.0.rate", "$defs.produce.properties.rateChanges.items.anyOf.0.properties.rate", (s) => (s.topics[0].produce.rateChanges = [{ at: "1s" }])],
+    ["topics.0.produce.rateChanges.0.burst.rate", "$defs.produce.properties.rateChanges.items.anyOf.1.properties.burst.properties.rate", (s) => (s.topics[0].produce.rateChanges = [{ burst: { at: "1s", for: "1s" } }])],
+    ["topics.0.produce.rateChanges.0.ramp.from", "$defs.produce.properties.rateChanges.items.anyOf.2.properties.ramp.properties.from", (s) => (s.topics[0].produce.rateChanges = [{ ramp: { to: 5, over: "1s" } }])],
+    ["topics.0.produce.rateChanges.0.ramp.to", "$defs.produce.properties.rateChanges.items.anyOf.2.properties.ramp.properties.to", (s) => (s.topics[0].produce.rateChanges = [{ ramp: { over: "1s" } }])],
     ["groups.0.instances", "$defs.group.properties.instances"],
     ...["failureProbability", "poisonFraction", "hangFraction"].map(
       (k): [string, string] => [`groups.0.listener.${k}`, `$defs.group.properties.listener.properties.${k}`],
@@ -322,7 +337,7 @@ describe("scenarios/schema.json: ranges agree with the validator", () => {
       .filter((k) => CONSUMER_CONFIG_RANGES[k as keyof typeof CONSUMER_CONFIG_RANGES] !== "boolean")
       .map((k): [string, string, (s: Json) => void] => [
         `groups.0.config.${k}`,
-        `$defs.group.properties.config.properties.${k}`,
+        `$defs.group.properties.config.properties.${k}${MIB_SETTINGS.has(k as keyof typeof CONSUMER_CONFIG_DEFAULTS) ? ".anyOf.0" : ""}`,
         // consumeThreadMin ≤ consumeThreadMax is a cross-field rule: probe each with the other at its loosest.
         (s) => (s.groups[0].config = k === "consumeThreadMin" ? { consumeThreadMax: 1000 } : k === "consumeThreadMax" ? { consumeThreadMin: 1 } : {}),
       ]),
@@ -361,7 +376,10 @@ describe("scenarios/schema.json: ranges agree with the validator", () => {
   }
 
   it("durations and sizes: the same string and number forms", () => {
-    const durations = ["50ms", " 1.5s ", ".5s", "1.s", "10m", "2h", "200us", "3µs", "0ms", 0, 12.5, "5", "5 sec", "5S", "-1s", "1d", "1e3ms", "", -1, true, null, [1]];
+    const durations = ["50ms", " 1.5s ", ".5s", "1.s", "10m", "2h", "200us", "3µs", "0ms", 0, 12.5, "5", "5 sec", "5S", "-1s", "1d", "1e3ms", "", -1, true, null, [1],
+      // Compound: units largest first, each once, only the last part with a fraction.
+      "1h30m", "5h15m", "3m30s", "1m0.5s", "1h 30m", " 2h 1m 3s 4ms 5us ", "1h.5m", "1ms", "1m1s", "1h2µs", "1h0.5s",
+      "30s1m", "1m1m", "1ms1s", "1.5h30m", "1h30", "1h-30m", "1m s", "1hm", "1min", "1h30m ms", "h1"];
     for (const value of durations) {
       const v = verdicts(edited((s) => (s.groups[0].startAt = value)));
       expect(v.schema, `startAt = ${JSON.stringify(value)}`).toBe(v.validator);
@@ -376,6 +394,17 @@ describe("scenarios/schema.json: ranges agree with the validator", () => {
     for (const value of ["2KiB", "4MiB", "1.5MiB", 1024, 2048, 1.5, "1KB", "-1B", "1 MiB", false]) {
       const v = verdicts(edited((s) => (s.brokers[0].maxMessageSize = value)));
       expect(v.schema, `maxMessageSize = ${JSON.stringify(value)}`).toBe(v.validator);
+    }
+  });
+
+  it("MiB settings: a number of MiB or a size string, the same verdicts", () => {
+    // Numbers are MiB; a string must name a binary unit. Whole-MiB and range checks of strings are the validator's (below).
+    const values = ["100MiB", "1GiB", "2048KiB", " 1 MiB ", "100MB", "100", "100mib", "-1MiB", 100, 1024, "x", true];
+    for (const key of MIB_SETTINGS) {
+      for (const value of values) {
+        const v = verdicts(edited((s) => (s.groups[0].config = { [key]: value })));
+        expect(v.schema, `${key} = ${JSON.stringify(value)}`).toBe(v.validator);
+      }
     }
   });
 
@@ -467,6 +496,11 @@ describe("scenarios/schema.json: sample scenarios", () => {
         .map((allocate, i) => ({ name: `G${i}`, subscribe: { TopicTest: "*" }, allocate }));
     }],
     ["pinned client ids", (s) => (s.groups[0].clientIds = ["10.0.0.1@1", "10.0.0.1@1"])],
+    ["rate changes of every form", (s) => (s.topics[0].produce.rateChanges = [
+      { at: "1s", rate: 5 }, { burst: { at: "2s", rate: 50, for: "1s" } }, { ramp: { from: 5, to: 20, over: "2s", at: "3s" } }, { ramp: { to: 1, over: 500, at: "1m0.5s" } },
+    ])],
+    ["a ramp from the start without at or from", (s) => (s.topics[0].produce.rateChanges = [{ ramp: { to: 100, over: "1m30s" } }])],
+    ["MiB settings as size strings", (s) => (s.groups[0].config = { pullThresholdSizeForQueue: "512MiB", pullThresholdSizeForTopic: "1GiB" })],
   );
   const invalid: [string, (s: Json) => void][] = [
     ["a fault of an unknown kind", (s) => (s.faults = [{ kind: "brokerDown", at: "1s", target: "broker-a" }])],
@@ -504,6 +538,12 @@ describe("scenarios/schema.json: sample scenarios", () => {
     ["a subscription that is empty", (s) => (s.groups[0].subscribe = {})],
     ["a probability above 1", (s) => (s.groups[0].listener = { failureProbability: 1.5 })],
     ["a topic listing a broker twice", (s) => (s.topics[0].brokers = ["broker-a", "broker-a"])],
+    ["a burst without for", (s) => (s.topics[0].produce.rateChanges = [{ burst: { at: "1s", rate: 5 } }])],
+    ["a burst with its at outside", (s) => (s.topics[0].produce.rateChanges = [{ at: "1s", burst: { at: "1s", rate: 5, for: "1s" } }])],
+    ["a ramp without to", (s) => (s.topics[0].produce.rateChanges = [{ ramp: { from: 1, over: "1s" } }])],
+    ["a ramp and a burst in one entry", (s) => (s.topics[0].produce.rateChanges = [{ ramp: { to: 1, over: "1s" }, burst: { at: "1s", rate: 5, for: "1s" } }])],
+    ["a MiB setting with a decimal unit", (s) => (s.groups[0].config = { pullThresholdSizeForQueue: "100MB" })],
+    ["a compound duration out of order", (s) => (s.duration = "30s1m")],
   ];
   /**
    * Rules a JSON Schema cannot state (references across the file, relations between values): only
@@ -530,6 +570,11 @@ describe("scenarios/schema.json: sample scenarios", () => {
     ["a body size above the broker's maxMessageSize", (s) => (s.topics[0].produce.bodyBytes = "5MiB")],
     ["a body size with an unbounded tail", (s) => (s.topics[0].produce.bodyBytes = { dist: "lognormal", median: "2KiB", p99: "1MiB" })],
     ["a max that leaves nothing to draw", (s) => (s.topics[0].produce.bodyBytes = { dist: "pareto", scale: "1KiB", shape: 2, max: "512B" })],
+    ["a burst overlapping the next rate change", (s) => (s.topics[0].produce.rateChanges = [{ burst: { at: "1s", rate: 5, for: "2s" } }, { at: "2s", rate: 1 }])],
+    ["a ramp over 0s", (s) => (s.topics[0].produce.rateChanges = [{ ramp: { to: 5, over: "0s" } }])],
+    ["a second ramp without at", (s) => (s.topics[0].produce.rateChanges = [{ at: "1s", rate: 5 }, { ramp: { to: 5, over: "1s" } }])],
+    ["a MiB setting that is not a whole number of MiB", (s) => (s.groups[0].config = { pullThresholdSizeForQueue: "1536KiB" })],
+    ["a MiB setting out of range as a string", (s) => (s.groups[0].config = { pullThresholdSizeForQueue: "2GiB" })],
   ];
 
   for (const [what, edit] of valid) {

@@ -87,11 +87,18 @@ export interface ProduceInput {
   /** Tag → weight. Absent: messages carry no tag. */
   tags?: Record<string, number>;
   queueSelect?: QueueSelect;
-  rateChanges?: { at: string | number; rate: number }[];
+  /** Steps { at, rate }, or the shorthands { burst: { at, rate, for } } and { ramp: { from?, to, over, at? } }
+   * (expanded into steps by src/scenario/rateChanges.ts). */
+  rateChanges?: RateChangeInput[];
   /** Messages already in every queue when the run starts (a backlog), born evenly over the time the
    * producer would have needed for them at its initial rate (the hour before start if the rate is 0). */
   backlog?: number;
 }
+
+export type RateChangeInput =
+  | { at: string | number; rate: number }
+  | { burst: { at: string | number; rate: number; for: string | number } }
+  | { ramp: { from?: number; to: number; over: string | number; at?: string | number } };
 
 export interface ListenerInput {
   consumeTime?: unknown;

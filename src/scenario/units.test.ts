@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InputError } from "./errors.ts";
-import { formatBytes, formatDurationUs, parseBytes, parseDurationUs } from "./units.ts";
+import { formatBytes, formatDurationUs, parseBytes, parseDurationUs, parseMiBText } from "./units.ts";
 
 function errorOf(run: () => unknown): InputError {
   try {
@@ -39,8 +39,43 @@ describe("parseDurationUs", () => {
 
   it("names the path, the bad text and the accepted forms", () => {
     expect(errorOf(() => parseDurationUs("5 sec", "duration")).message).toBe(
-      'duration: "5 sec" is not a duration; use a number of ms or a string like "200us", "50ms", "1.5s", "10m", "2h"',
+      'duration: "5 sec" is not a duration; use a number of ms or a string like "200us", "50ms", "1.5s", "10m", "2h", or units combined largest first: "1h30m", "3m30s", "1m0.5s"',
     );
+  });
+
+  it("adds up compound durations, units largest first", () => {
+    // 1h30m = 3 600 s + 1 800 s = 5 400 s; 5h15m = 18 000 s + 900 s = 18 900 s; 3m30s = 210 s.
+    expect(parseDurationUs("1h30m", "d")).toBe(5_400_000_000);
+    expect(parseDurationUs("5h15m", "d")).toBe(18_900_000_000);
+    expect(parseDurationUs("3m30s", "d")).toBe(210_000_000);
+    // 60 s + 0.5 s; 1 h + 2 min + 3 s + 4 ms + 5 µs = 3 723 004 005 µs.
+    expect(parseDurationUs("1m0.5s", "d")).toBe(60_500_000);
+    expect(parseDurationUs("1h2m3s4ms5us", "d")).toBe(3_723_004_005);
+    expect(parseDurationUs("2s250µs", "d")).toBe(2_000_250);
+    // Blanks between the parts and around the units are allowed, as for one part.
+    expect(parseDurationUs(" 1h 30 m ", "d")).toBe(5_400_000_000);
+    // A fraction in the last part: 1 h + 0.5 min = 3 600 s + 30 s = 3 630 s.
+    expect(parseDurationUs("1h.5m", "d")).toBe(3_630_000_000);
+  });
+
+  it("refuses compound durations out of order, with a unit twice, a fraction before the end or a part without unit", () => {
+    const cases: [string, RegExp][] = [
+      ["30s1m", /"30s1m" is not a duration: the units of a compound duration go largest first \(h, m, s, ms, us\), each at most once/],
+      ["1m1m", /each at most once/],
+      ["1us1µs", /each at most once/],
+      ["1.5h30m", /only the last part may have a fraction \("1h30m", "1m0\.5s"\)/],
+      ["1h30", /the part "30" has no unit/],
+      ["1h30min", /"min" is not a duration unit \(us, µs, ms, s, m, h\)/],
+      ["1h-30m", /"1h-30m" is not a duration; /],
+      ["1h1m1s1ms1us1us", /is not a duration/],
+    ];
+    for (const [text, message] of cases) {
+      const error = errorOf(() => parseDurationUs(text, "topics.0.retention"));
+      expect(error.path, text).toBe("topics.0.retention");
+      expect(error.message, text).toMatch(message);
+      // Every rejection ends with the accepted forms.
+      expect(error.message, text).toMatch(/use a number of ms or a string like .* "1h30m", "3m30s", "1m0\.5s"$/);
+    }
   });
 
   it("rejects a number inside a string and says so", () => {
@@ -96,6 +131,34 @@ describe("parseBytes", () => {
     expect(errorOf(() => parseBytes("100", "b")).message).toMatch(/no unit/);
     expect(errorOf(() => parseBytes([], "b")).message).toMatch(/\[\] is not a size/);
     expect(errorOf(() => parseBytes("2000000TiB", "b")).message).toMatch(/too large/);
+  });
+});
+
+describe("parseMiBText", () => {
+  it("converts a size string to whole MiB", () => {
+    // 1 GiB = 1 024 MiB; 2 048 KiB = 2 MiB; 1 048 576 B = 1 MiB.
+    expect(parseMiBText("100MiB", "m")).toBe(100);
+    expect(parseMiBText("1GiB", "m")).toBe(1024);
+    expect(parseMiBText("2048KiB", "m")).toBe(2);
+    expect(parseMiBText("1048576B", "m")).toBe(1);
+    expect(parseMiBText("0.5GiB", "m")).toBe(512);
+  });
+
+  it("refuses a size that is not a whole number of MiB and names the nearest whole ones", () => {
+    // 512 KiB = 0.5 MiB; 1 536 KiB = 1.5 MiB.
+    expect(errorOf(() => parseMiBText("512KiB", "m")).message).toBe('m: "512KiB" is 0.5 MiB, but this setting is a whole number of MiB (an int in RocketMQ): use "1MiB"');
+    expect(errorOf(() => parseMiBText("1536KiB", "m")).message).toMatch(/is 1\.5 MiB, .* use "1MiB" or "2MiB"$/);
+  });
+
+  it("names the field, its unit (MiB) and the accepted suffixes for an unknown unit", () => {
+    const error = errorOf(() => parseMiBText("100MB", "groups.0.config.pullThresholdSizeForQueue"));
+    expect(error.path).toBe("groups.0.config.pullThresholdSizeForQueue");
+    expect(error.reason).toBe(
+      '"100MB" is not a size (only the 1024-based units B, KiB, MiB, GiB, TiB are accepted); this setting is in MiB: use a number of MiB (e.g. 100) or a string with a unit B, KiB, MiB, GiB or TiB ("100MiB", "1GiB", "512KiB")',
+    );
+    expect(errorOf(() => parseMiBText("100 megs", "m")).reason).toMatch(/is not a size; this setting is in MiB/);
+    expect(errorOf(() => parseMiBText("-1MiB", "m")).reason).toMatch(/negative/);
+    expect(errorOf(() => parseMiBText("100", "m")).reason).toMatch(/no unit/);
   });
 });
 
