@@ -106,18 +106,71 @@ export function withinTolerance(baseline: number, current: number, t: Tolerance)
 
 /** Every drift of `current` from `baseline` beyond the tolerances, sorted by path (see comparePaths). */
 export function compareSummaries(baseline: unknown, current: unknown, options: CompareOptions): Drift[] {
+  const rules = toleranceRules(options.tolerance, options.overrides);
+  const ignores = [...(options.useDefaultIgnores === false ? [] : DEFAULT_IGNORES), ...(options.ignore ?? [])];
+  const drifts: Drift[] = [];
+  for (const pair of leafPairs(baseline, current, ignores)) {
+    const { path, baseline: b, current: c } = pair;
+    const allowedFor = (v: LeafValue) => (typeof v === "number" ? formatTolerance(toleranceAt(rules, path, options.tolerance)) : "equal");
+    const at = path.join(".");
+    if (pair.kind === "added") drifts.push({ path: at, baseline: null, current: c, allowed: allowedFor(c), kind: "added" });
+    else if (pair.kind === "missing") drifts.push({ path: at, baseline: b, current: null, allowed: allowedFor(b), kind: "missing" });
+    else if (typeof b === "number" && typeof c === "number") {
+      const tolerance = toleranceAt(rules, path, options.tolerance);
+      if (!withinTolerance(b, c, tolerance)) drifts.push({ path: at, baseline: b, current: c, allowed: formatTolerance(tolerance), kind: "changed" });
+    } else if (b !== c) drifts.push({ path: at, baseline: b, current: c, allowed: "equal", kind: "changed" });
+  }
+  return drifts.sort((a, b) => comparePaths(a.path, b.path));
+}
+
+/** A leaf of either summary, with its value on each side (`kind` says which sides have it). */
+export interface LeafPair {
+  path: string[];
+  /** null when kind is "added". */
+  baseline: LeafValue;
+  /** null when kind is "missing". */
+  current: LeafValue;
+  kind: "both" | "missing" | "added";
+}
+
+/**
+ * Every leaf of the two summaries, paired by key path, in walk order (keys sorted, indices ascending);
+ * paths under `ignores` (key paths or prefixes, `*` for any one segment) left out.
+ */
+export function leafPairs(baseline: unknown, current: unknown, ignores: readonly string[]): LeafPair[] {
   requireObject(baseline, "the baseline");
   requireObject(current, "the current summary");
-  checkTolerance(options.tolerance, "tolerance");
-  const overrides = { ...DEFAULT_OVERRIDES, ...options.overrides };
-  const rules = Object.entries(overrides).map(([path, tolerance]) => {
+  const walker = new Walker(ignores.map((p) => pattern(p, "ignore")));
+  walker.walk(baseline, current, []);
+  return walker.pairs;
+}
+
+export interface ToleranceRule {
+  pattern: Pattern;
+  tolerance: Tolerance;
+}
+
+/** DEFAULT_OVERRIDES and `overrides` as rules for toleranceAt, each tolerance checked. */
+export function toleranceRules(fallback: Tolerance, overrides: Record<string, Tolerance> = {}): ToleranceRule[] {
+  checkTolerance(fallback, "tolerance");
+  return Object.entries({ ...DEFAULT_OVERRIDES, ...overrides }).map(([path, tolerance]) => {
     checkTolerance(tolerance, `overrides.${path}`);
     return { pattern: pattern(path, "overrides"), tolerance };
   });
-  const ignores = [...(options.useDefaultIgnores === false ? [] : DEFAULT_IGNORES), ...(options.ignore ?? [])].map((p) => pattern(p, "ignore"));
-  const walker = new Walker(options.tolerance, rules, ignores);
-  walker.walk(baseline, current, []);
-  return walker.drifts.sort((a, b) => comparePaths(a.path, b.path));
+}
+
+/** The most precise rule matching `path` (see the head comment), or null. */
+export function ruleAt(rules: readonly ToleranceRule[], path: readonly string[]): ToleranceRule | null {
+  let best: ToleranceRule | null = null;
+  for (const rule of rules) {
+    if (matches(rule.pattern, path) && (best === null || morePrecise(rule.pattern, best.pattern))) best = rule;
+  }
+  return best;
+}
+
+/** The tolerance at `path`: its most precise rule's, else `fallback`. */
+export function toleranceAt(rules: readonly ToleranceRule[], path: readonly string[], fallback: Tolerance): Tolerance {
+  return ruleAt(rules, path)?.tolerance ?? fallback;
 }
 
 /**
@@ -166,32 +219,23 @@ export function comparePaths(a: string, b: string): number {
   return as.length - bs.length;
 }
 
-interface Pattern {
+export interface Pattern {
   text: string;
   segments: string[];
   wildcards: number;
 }
 
-interface Rule {
-  pattern: Pattern;
-  tolerance: Tolerance;
-}
-
 class Walker {
-  readonly drifts: Drift[] = [];
+  readonly pairs: LeafPair[] = [];
 
-  constructor(
-    private readonly tolerance: Tolerance,
-    private readonly rules: readonly Rule[],
-    private readonly ignores: readonly Pattern[],
-  ) {}
+  constructor(private readonly ignores: readonly Pattern[]) {}
 
   walk(base: unknown, cur: unknown, path: string[]): void {
     if (this.ignores.some((p) => matches(p, path))) return;
     if (path.length > DEPTH_MAX) throw new InputError(path.join("."), `nested deeper than ${DEPTH_MAX} levels; is this a run summary?`);
     if (base === undefined && cur === undefined) return;
-    if (base === undefined) return this.eachLeaf(cur, path, (p, v) => this.push(p, null, v, "added"));
-    if (cur === undefined) return this.eachLeaf(base, path, (p, v) => this.push(p, v, null, "missing"));
+    if (base === undefined) return this.eachLeaf(cur, path, (p, v) => this.pairs.push({ path: p, baseline: null, current: v, kind: "added" }));
+    if (cur === undefined) return this.eachLeaf(base, path, (p, v) => this.pairs.push({ path: p, baseline: v, current: null, kind: "missing" }));
     if (Array.isArray(base) && Array.isArray(cur) && (base.length > 0 || cur.length > 0)) {
       for (let i = 0; i < Math.max(base.length, cur.length); i++) this.walk(base[i], cur[i], [...path, String(i)]);
       return;
@@ -201,14 +245,7 @@ class Walker {
       for (const key of keys) this.walk(base[key], cur[key], [...path, key]);
       return;
     }
-    const b = leaf(base);
-    const c = leaf(cur);
-    if (typeof b === "number" && typeof c === "number") {
-      const tolerance = this.toleranceAt(path);
-      if (!withinTolerance(b, c, tolerance)) this.drifts.push({ path: path.join("."), baseline: b, current: c, allowed: formatTolerance(tolerance), kind: "changed" });
-    } else if (b !== c) {
-      this.drifts.push({ path: path.join("."), baseline: b, current: c, allowed: "equal", kind: "changed" });
-    }
+    this.pairs.push({ path, baseline: leaf(base), current: leaf(cur), kind: "both" });
   }
 
   /** Calls `visit` for every leaf under `value` that is not ignored; an empty container is a leaf. */
@@ -220,29 +257,15 @@ class Walker {
       for (const key of Object.keys(value).sort()) if (value[key] !== undefined) this.eachLeaf(value[key], [...path, key], visit);
     } else visit(path, leaf(value));
   }
-
-  private push(path: string[], baseline: LeafValue, current: LeafValue, kind: "missing" | "added"): void {
-    const value = kind === "missing" ? baseline : current;
-    const allowed = typeof value === "number" ? formatTolerance(this.toleranceAt(path)) : "equal";
-    this.drifts.push({ path: path.join("."), baseline, current, allowed, kind });
-  }
-
-  private toleranceAt(path: string[]): Tolerance {
-    let best: Rule | undefined;
-    for (const rule of this.rules) {
-      if (matches(rule.pattern, path) && (best === undefined || morePrecise(rule.pattern, best.pattern))) best = rule;
-    }
-    return best?.tolerance ?? this.tolerance;
-  }
 }
 
-function pattern(text: string, option: string): Pattern {
+export function pattern(text: string, option: string): Pattern {
   const segments = text.split(".");
   if (segments.some((s) => s === "")) throw new InputError(option, `${describeValue(text)} is not a key path: expected dotted keys like "latency.endToEnd.p99Ms" or "perQueue.*.cached"`);
   return { text, segments, wildcards: segments.filter((s) => s === "*").length };
 }
 
-function matches(p: Pattern, path: readonly string[]): boolean {
+export function matches(p: Pattern, path: readonly string[]): boolean {
   if (p.segments.length > path.length) return false;
   return p.segments.every((s, i) => s === "*" || s === path[i]);
 }
@@ -262,7 +285,7 @@ function requireObject(value: unknown, what: string): void {
   if (!isRecord(value)) throw new InputError("", `${what} is not a JSON object (a run summary) but ${describeValue(value)}`);
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
+export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 

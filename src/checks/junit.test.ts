@@ -223,4 +223,11 @@ describe("XML escaping", () => {
     expect(failure.attrs.message!.length).toBe(500);
     expect(failure.text).toBe(`actual: ${actual}`);
   });
+
+  it("puts a failure's details after the actual figures in its body, one per line", () => {
+    const xml = toJUnitXml([{ name: "s", file: "s.json", seed: 1, timeMs: 0, cases: [
+      { name: "max(lag.committed) < 1500", ok: false, actual: "max(lag.committed) = 2000", message: "over", details: ["at 10s", "reproduce: rmqsim run s.json --seed 1"] },
+    ] }]);
+    expect(xml).toContain('<failure message="over" type="expectation">actual: max(lag.committed) = 2000\nat 10s\nreproduce: rmqsim run s.json --seed 1</failure>');
+  });
 });

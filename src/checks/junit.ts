@@ -7,7 +7,8 @@
 //     <testsuite name="<scenario> (seed <n>)" tests failures errors skipped time [timestamp]>
 //       <properties> file, seed </properties>
 //       <testcase classname="<scenario>" name="<expression>" file time>
-//         <failure message type="expectation">actual: …</failure>     (expectation did not hold)
+//         <failure message type="expectation">actual: …              (expectation did not hold)
+//           threshold, when and where; reproduce: rmqsim run …; report: …</failure>
 //       </testcase>
 //       <testcase classname="<scenario>" name="run" …><error …>…</error></testcase>   (run failed)
 //     </testsuite>
@@ -25,6 +26,9 @@ export interface CheckCase {
   actual: string;
   /** Replaces the default failure message (`<name> did not hold`). */
   message?: string;
+  /** More lines for a failure's body, after `actual: …`: threshold, when and where (failureDetail.ts),
+   * the command that reproduces the run, where its report is. */
+  details?: string[];
 }
 
 /** One run: a scenario under one seed. */
@@ -130,7 +134,7 @@ function suiteXml(suite: CheckSuite, counts: ReturnType<typeof suiteCounts>, tim
     const message = c.message ?? `${c.name} did not hold (actual: ${c.actual})`;
     lines.push(
       `${head}>`,
-      `      <failure${attrs({ message: cut(message), type: "expectation" })}>${text(`actual: ${c.actual}`)}</failure>`,
+      `      <failure${attrs({ message: cut(message), type: "expectation" })}>${text([`actual: ${c.actual}`, ...(c.details ?? [])].join("\n"))}</failure>`,
       `    </testcase>`,
     );
   }

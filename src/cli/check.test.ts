@@ -87,8 +87,9 @@ describe("rmqsim check", () => {
     const dir = tempDir();
     writeScenario(dir, "a.json", tinyWith(["messages.lost == 0", "messages.produced < 10"]));
     const env = fakeEnv({ cwd: dir });
-    expect(await run(env, "check", "a.json", "--junit", "junit.xml")).toBe(1);
-    const xml = readFileSync(join(dir, "junit.xml"), "utf8");
+    // Into a folder that does not exist yet, as the README's `--junit reports/junit.xml` in a fresh clone.
+    expect(await run(env, "check", "a.json", "--junit", "reports/ci/junit.xml")).toBe(1);
+    const xml = readFileSync(join(dir, "reports/ci/junit.xml"), "utf8");
     expect(xml).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>/);
     const cases = [...xml.matchAll(/<testcase [^>]*name="([^"]*)"[^>]*?(\/>|>([\s\S]*?)<\/testcase>)/g)];
     expect(cases.map((c) => c[1])).toEqual(["messages.lost == 0", "messages.produced &lt; 10"]);

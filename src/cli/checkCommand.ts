@@ -1,20 +1,22 @@
 // `rmqsim check <files|dirs…>`: runs scenarios (in parallel worker threads; results are the same as a
 // serial run because every run is deterministic), prints one line per expectation, and optionally
 // checks determinism (each run twice), drift against stored baselines, and writes JUnit XML.
-import { formatSeedSpread } from "./seedSpread.ts";
-import { basename, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { availableParallelism } from "node:os";
 import { normalizeScenario } from "../scenario/normalize.ts";
 import type { Summary } from "../metrics/summary.ts";
-import { compareSummaries, formatDrift, type Tolerance } from "../checks/baseline.ts";
-import { toleranceOptions } from "./compareCommand.ts";
-import { toJUnitXml, type CheckSuite } from "../checks/junit.ts";
+import type { BaselineComparison } from "../checks/baselineCompare.ts";
+import { toJUnitXml } from "../checks/junit.ts";
 import type { CliEnv } from "./env.ts";
 import { BadInputError, EXIT, inFile, ResourceLimitError } from "./errors.ts";
 import { guardScenario, runLimits, type RunLimits } from "./resourceGuards.ts";
 import { readJsonFile } from "./readJson.ts";
 import { parseCheckEvery } from "./overrides.ts";
 import type { RunOutput } from "./computeRun.ts";
+import { baselineTolerances, checkBaselines, refuseUpdate } from "./checkBaseline.ts";
+export { baselineName } from "./checkBaseline.ts";
+import { formatResults, passed, toJson, toSuite } from "./checkOutput.ts";
+import { writeRunReports } from "./checkReportDir.ts";
 
 export interface CheckOptions {
   targets: string[];
@@ -23,9 +25,21 @@ export interface CheckOptions {
   junit?: string;
   baseline?: string;
   updateBaseline: boolean;
+  /** --force: --update-baseline writes even when a run fails its expectations. */
+  force?: boolean;
+  /** --tolerance: both directions (checkBaseline.ts). */
   tolerance: string;
-  /** Per-key tolerances, "path=5%". */
+  /** --tolerance-worse / --tolerance-better: one direction each; default --tolerance. */
+  toleranceWorse?: string;
+  toleranceBetter?: string;
+  /** Per-key tolerances, "path=5%", both directions. */
   toleranceFor: string[];
+  /** --strict-baseline: an improvement beyond --tolerance-better fails too. */
+  strictBaseline?: boolean;
+  /** --report-dir: the failing runs' reports go to <dir>/<scenario>.seed-<seed>/ (checkReportDir.ts). */
+  reportDir?: string;
+  /** --report-dir-all: every run's report, passing ones too. */
+  reportDirAll?: boolean;
   determinism: boolean;
   workers?: number;
   json: boolean;
@@ -43,7 +57,7 @@ export const CHECK_EVERY_DEFAULT = "10s";
 export const MAX_DEFAULT_CHECKS = 2000;
 
 /** One run to do: a scenario file under one seed (twice with --determinism). */
-interface Job {
+export interface Job {
   file: string;
   name: string;
   raw: Record<string, unknown>;
@@ -55,8 +69,10 @@ interface Job {
 }
 
 /** What one run gave: its summary, or the error that ended it. */
-interface RunOutcome {
+export interface RunOutcome {
   summary: Summary | null;
+  /** The report's files, when the run was asked for a report. */
+  files?: Map<string, Uint8Array | string>;
   error: string | null;
   wallMs: number;
   /** A resource guard stopped or refused it (exit 3 unless something else failed). */
@@ -72,7 +88,10 @@ export interface JobResult {
   wallMs: number;
   /** With --determinism: the second run's trace hash and whether the summaries were identical. */
   second?: { traceHash: string; sameSummary: boolean };
-  drift?: string;
+  /** With --baseline: what the comparison (or the update) found; `ok` false fails the run. */
+  baseline?: { ok: boolean; text: string; comparison?: BaselineComparison };
+  /** With --report-dir: where this run's report was written, as the user named it. */
+  reportDir?: string;
 }
 
 export async function checkCommand(options: CheckOptions, env: CliEnv): Promise<number> {
@@ -81,7 +100,8 @@ export async function checkCommand(options: CheckOptions, env: CliEnv): Promise<
   if (!Number.isInteger(options.seeds) || options.seeds < 1 || options.seeds > 1000) {
     throw new BadInputError("--seeds", `must be a whole number from 1 to 1000, got ${options.seeds}`);
   }
-  const { tolerance, overrides } = toleranceOptions(options.tolerance, options.toleranceFor);
+  const tolerances = baselineTolerances(options);
+  if (options.reportDirAll && options.reportDir === undefined) throw new BadInputError("--report-dir-all", "needs --report-dir <dir>: where to write the reports");
   const givenUs = options.checkEvery === undefined ? null : parseCheckEvery(options.checkEvery);
   const defaultUs = parseCheckEvery(CHECK_EVERY_DEFAULT);
   const limits = runLimits(options);
@@ -109,46 +129,58 @@ export async function checkCommand(options: CheckOptions, env: CliEnv): Promise<
   }
   const runs = options.determinism ? jobs.flatMap((j) => [j, j]) : jobs;
   const pool = env.pool?.(workers);
-  let outputs;
+  const runEnv = { ...env, engine: pool?.engine ?? env.engine };
+  // --report-dir-all renders every report in the first pass; --report-dir re-runs only the failing
+  // runs with a report (runs are deterministic, so the re-run is the same run).
+  const reportAll = options.reportDir !== undefined && options.reportDirAll === true;
   try {
-    outputs = await runPool(runs, workers, limits, { ...env, engine: pool?.engine ?? env.engine });
+    // With --determinism the second run of each pair (odd indices) needs no report.
+    const outputs = await runPool(runs, workers, limits, runEnv, (i) => reportAll && (!options.determinism || i % 2 === 0));
+    const results: JobResult[] = jobs.map((job, i) => {
+      const first = outputs[options.determinism ? 2 * i : i]!;
+      const r: JobResult = { job, summary: first.summary, error: first.error, wallMs: first.wallMs, limited: first.limited };
+      const second = options.determinism ? outputs[2 * i + 1]! : null;
+      // A run a guard stopped has no determinism verdict (two such runs need not stop at the same event).
+      if (second !== null && second.limited && !first.limited) {
+        r.error = `second run (--determinism): ${second.error}`;
+        r.limited = true;
+      } else if (second !== null && !first.limited) {
+        r.second = {
+          traceHash: second.summary?.traceHash ?? "",
+          sameSummary: JSON.stringify(second.summary) === JSON.stringify(first.summary),
+        };
+      }
+      return r;
+    });
+    let refused = false;
+    if (options.baseline !== undefined) {
+      refused = options.updateBaseline && refuseUpdate(results, options, env);
+      if (!refused) await checkBaselines(results, options, tolerances, env);
+    }
+    if (options.reportDir !== undefined) {
+      await writeRunReports(results, options, env, (again) => runPool(again, workers, limits, runEnv, () => true), reportAll ? (i) => outputs[options.determinism ? 2 * i : i]!.files : undefined);
+    }
+    // A definite failure (exit 1) outranks a run a guard stopped, whose verdict is unknown (exit 3).
+    let failed = refused;
+    let limited = false;
+    for (const r of results) {
+      if (passed(r, options)) continue;
+      if (r.limited && r.baseline === undefined) limited = true;
+      else failed = true;
+    }
+    if (options.json) env.stdout.write(`${JSON.stringify(results.map(toJson), null, 2)}\n`);
+    else env.stdout.write(formatResults(results, options));
+    if (options.junit !== undefined) {
+      const xml = toJUnitXml(results.map((r) => toSuite(r, options)));
+      const target = resolve(env.cwd, options.junit);
+      await env.fs.mkdir(dirname(target));
+      await env.fs.writeFile(`${target}.tmp-${env.pid}`, xml);
+      await env.fs.rename(`${target}.tmp-${env.pid}`, target);
+    }
+    return failed ? EXIT.expectationsFailed : limited ? EXIT.resourceLimit : EXIT.ok;
   } finally {
     await pool?.close();
   }
-  const results: JobResult[] = jobs.map((job, i) => {
-    const first = outputs[options.determinism ? 2 * i : i]!;
-    const r: JobResult = { job, summary: first.summary, error: first.error, wallMs: first.wallMs, limited: first.limited };
-    const second = options.determinism ? outputs[2 * i + 1]! : null;
-    // A run a guard stopped has no determinism verdict (two such runs need not stop at the same event).
-    if (second !== null && second.limited && !first.limited) {
-      r.error = `second run (--determinism): ${second.error}`;
-      r.limited = true;
-    } else if (second !== null && !first.limited) {
-      r.second = {
-        traceHash: second.summary?.traceHash ?? "",
-        sameSummary: JSON.stringify(second.summary) === JSON.stringify(first.summary),
-      };
-    }
-    return r;
-  });
-  if (options.baseline !== undefined) await baselines(results, options, tolerance, overrides, env);
-  // A definite failure (exit 1) outranks a run a guard stopped, whose verdict is unknown (exit 3).
-  let failed = false;
-  let limited = false;
-  for (const r of results) {
-    if (passed(r, options)) continue;
-    if (r.limited && r.drift === undefined) limited = true;
-    else failed = true;
-  }
-  if (options.json) env.stdout.write(`${JSON.stringify(results.map(toJson), null, 2)}\n`);
-  else env.stdout.write(formatResults(results, options));
-  if (options.junit !== undefined) {
-    const xml = toJUnitXml(results.map((r) => toSuite(r, options)));
-    const target = resolve(env.cwd, options.junit);
-    await env.fs.writeFile(`${target}.tmp-${env.pid}`, xml);
-    await env.fs.rename(`${target}.tmp-${env.pid}`, target);
-  }
-  return failed ? EXIT.expectationsFailed : limited ? EXIT.resourceLimit : EXIT.ok;
 }
 
 /** Files given, and the .json scenarios (not JSON Schemas) inside directories given, sorted. */
@@ -167,8 +199,8 @@ export async function collectScenarioFiles(targets: readonly string[], env: Pick
   return out;
 }
 
-/** Runs jobs on up to `workers` engines at once; results come back in job order. */
-async function runPool(jobs: readonly Job[], workers: number, limits: RunLimits, env: CliEnv): Promise<RunOutcome[]> {
+/** Runs jobs on up to `workers` engines at once, job i with a rendered report when reportOf(i); results come back in job order. */
+async function runPool(jobs: readonly Job[], workers: number, limits: RunLimits, env: CliEnv, reportOf: (index: number) => boolean): Promise<RunOutcome[]> {
   const results: RunOutcome[] = new Array(jobs.length);
   let next = 0;
   const startedAt = env.now().toISOString();
@@ -182,11 +214,12 @@ async function runPool(jobs: readonly Job[], workers: number, limits: RunLimits,
         continue;
       }
       const scenario = { ...job.raw, seed: job.seed };
+      const report = reportOf(i);
       try {
-        const out: RunOutput = await env.engine({ scenario, trace: false, charts: false, report: false, startedAt, ...limits, ...(job.checkEveryUs > 0 ? { checkEveryUs: job.checkEveryUs } : {}) }, () => {}).done;
+        const out: RunOutput = await env.engine({ scenario, trace: false, charts: report, report, startedAt, ...limits, ...(job.checkEveryUs > 0 ? { checkEveryUs: job.checkEveryUs } : {}) }, () => {}).done;
         const s = out.summary;
         const error = s.complete ? null : `stopped early (${s.stopReason}): ${s.stopDetail ?? ""}`;
-        results[i] = { summary: s, error, wallMs: out.run.wallMs, limited: !s.complete };
+        results[i] = { summary: s, error, wallMs: out.run.wallMs, limited: !s.complete, ...(report ? { files: out.files } : {}) };
       } catch (error) {
         results[i] = { summary: null, error: error instanceof Error ? error.message : String(error), wallMs: 0, limited: error instanceof ResourceLimitError };
       }
@@ -194,89 +227,4 @@ async function runPool(jobs: readonly Job[], workers: number, limits: RunLimits,
   };
   await Promise.all(Array.from({ length: Math.min(workers, jobs.length) }, worker));
   return results;
-}
-
-async function baselines(results: JobResult[], options: CheckOptions, tolerance: Tolerance, overrides: Record<string, Tolerance>, env: CliEnv): Promise<void> {
-  const dir = resolve(env.cwd, options.baseline!);
-  if (options.updateBaseline) await env.fs.mkdir(dir);
-  for (const r of results) {
-    // A partial run is neither a baseline nor comparable with one (its error already fails it).
-    if (r.summary === null || !r.summary.complete) continue;
-    const file = join(dir, baselineName(r.job));
-    if (options.updateBaseline) {
-      await env.fs.writeFile(`${file}.tmp-${env.pid}`, `${JSON.stringify(r.summary, null, 2)}\n`);
-      await env.fs.rename(`${file}.tmp-${env.pid}`, file);
-      continue;
-    }
-    if ((await env.fs.kind(file)) !== "file") {
-      r.drift = `no baseline at ${join(options.baseline!, baselineName(r.job))} (create it with --update-baseline)`;
-      continue;
-    }
-    const base = await readJsonFile(env.fs, file, join(options.baseline!, baselineName(r.job)));
-    const drifts = compareSummaries(base, r.summary, { tolerance, overrides });
-    if (drifts.length > 0) r.drift = formatDrift(drifts);
-  }
-}
-
-export function baselineName(job: { name: string; seed: number }): string {
-  return `${job.name}.seed-${job.seed}.summary.json`;
-}
-
-function passed(r: JobResult, options: CheckOptions): boolean {
-  if (r.error !== null || r.summary === null) return false;
-  if (r.summary.expectations.some((e) => !e.ok)) return false;
-  if (r.second && (r.second.traceHash !== r.summary.traceHash || !r.second.sameSummary)) return false;
-  if (r.drift !== undefined && !options.updateBaseline) return false;
-  return true;
-}
-
-function formatResults(results: readonly JobResult[], options: CheckOptions): string {
-  let out = "";
-  let failures = 0;
-  for (const r of results) {
-    const ok = passed(r, options);
-    if (!ok) failures++;
-    const head = `${ok ? "PASS" : "FAIL"}  ${r.job.name} (seed ${r.job.seed})  ${r.job.file}  ${(r.wallMs / 1000).toFixed(1)} s`;
-    out += `${head}\n`;
-    if (r.error !== null) out += `      error: ${r.error}\n`;
-    if (r.summary !== null && !r.summary.complete) out += "      expectations not judged: the run is incomplete\n";
-    else for (const e of r.summary?.expectations ?? []) out += `  ${e.ok ? "✓" : "✗"} ${e.expression}   [${e.actual}]\n`;
-    if (r.second) {
-      const same = r.second.traceHash === r.summary?.traceHash && r.second.sameSummary;
-      out += same
-        ? `  ✓ deterministic: trace ${r.second.traceHash} twice\n`
-        : `  ✗ not deterministic: trace ${r.summary?.traceHash} then ${r.second.traceHash}${r.second.sameSummary ? "" : ", summaries differ"}\n`;
-    }
-    if (r.drift !== undefined) out += r.drift.split("\n").map((l) => `  ${l}\n`).join("");
-    if (!ok) out += `  reproduce: rmqsim run ${r.job.file} --seed ${r.job.seed}\n`;
-  }
-  if (options.seeds > 1) out += formatSeedSpread(results.map((r) => ({ name: r.job.name, summary: r.summary })));
-  out += `${results.length - failures} passed, ${failures} failed\n`;
-  return out;
-}
-
-function toJson(r: JobResult) {
-  return {
-    file: r.job.file, scenario: r.job.name, seed: r.job.seed, error: r.error, complete: r.summary?.complete ?? false,
-    expectations: r.summary?.expectations ?? [], traceHash: r.summary?.traceHash ?? null,
-    ...(r.second ? { deterministic: r.second.traceHash === r.summary?.traceHash && r.second.sameSummary } : {}),
-    ...(r.drift !== undefined ? { drift: r.drift } : {}),
-  };
-}
-
-function toSuite(r: JobResult, options: CheckOptions): CheckSuite {
-  const cases: CheckSuite["cases"] = (r.summary?.expectations ?? []).map((e) => ({
-    name: e.expression, ok: e.ok, actual: e.actual, ...(e.ok ? {} : { message: `actual: ${e.actual}` }),
-  }));
-  if (r.second) {
-    const same = r.second.traceHash === r.summary?.traceHash && r.second.sameSummary;
-    cases.push({ name: "determinism", ok: same, actual: `trace ${r.summary?.traceHash} / ${r.second.traceHash}` });
-  }
-  if (options.baseline !== undefined && !options.updateBaseline) {
-    cases.push({ name: "baseline", ok: r.drift === undefined, actual: r.drift ?? "within tolerance", ...(r.drift ? { message: r.drift } : {}) });
-  }
-  return {
-    name: r.job.name, file: basename(r.job.file), seed: r.job.seed, timeMs: r.wallMs, cases,
-    ...(r.error !== null ? { error: r.error } : {}),
-  };
 }

@@ -86,7 +86,7 @@ describe("numericPaths and series names", () => {
 describe("summary figures", () => {
   it("compares a summary figure and names it in actual", () => {
     const r = run("messages.lost == 0");
-    expect(r).toEqual({ expression: "messages.lost == 0", ok: true, actual: "messages.lost = 0" });
+    expect(r).toMatchObject({ expression: "messages.lost == 0", ok: true, actual: "messages.lost = 0" });
     expect(holds("lag.committed.max <= 90")).toBe(true);
     expect(holds("lag.committed.max <= 89")).toBe(false);
     expect(holds("latency.endToEnd.p99Ms < 2000")).toBe(true);
@@ -220,7 +220,7 @@ describe("first(condition)", () => {
 
 describe("never(condition)", () => {
   it("holds when the condition holds at no sample", () => {
-    expect(run("never(flowControl.span > 0)")).toEqual({
+    expect(run("never(flowControl.span > 0)")).toMatchObject({
       expression: "never(flowControl.span > 0)",
       ok: true,
       actual: "flowControl.span > 0 never held",
@@ -276,6 +276,15 @@ describe("arithmetic and units", () => {
     expect(holds("1KiB == 1024")).toBe(true);
     expect(holds("100MiB == 104857600")).toBe(true);
     expect(holds("1GiB == 1024 * 1MiB and 1TiB == 1024 * 1GiB and 3B == 3")).toBe(true);
+  });
+
+  it("reads compound durations as scenario files do, units largest first", () => {
+    expect(holds("1m30s == 90s")).toBe(true); // 60 000 + 30 000 ms
+    expect(holds("1h0m5s == 3605000")).toBe(true);
+    expect(holds("2s500ms == 2.5s")).toBe(true);
+    expect(holds("1m0.5s == 60500")).toBe(true);
+    expect(rejection("30s1m == 1").message).toMatch(/largest first/);
+    expect(rejection("30s1m == 1").position).toBe(0);
   });
 
   it("keeps durations in whole microseconds, so decimal minutes and hours compare exactly", () => {

@@ -1,23 +1,37 @@
 // Expectations, evaluated: a parsed expectation (expectParser.ts, which documents the language) checked
-// against a run's summary and time series, with the figures the verdict rests on.
+// against a run's summary and time series, with the figures the verdict rests on — as text (`actual`)
+// and as data per clause (`clauses`: threshold, actual value, when and where; expectDetail.ts).
 import type { Cmp, Cond, ExprNode, Expectation } from "./expectParser.ts";
 import type { SeriesColumn, SeriesData } from "./vocabulary.ts";
+import { clauseDetail, type ClauseDetail, type DetailSeries } from "./expectDetail.ts";
+
+export type { ClauseDetail } from "./expectDetail.ts";
 
 export interface ExpectResult {
   expression: string;
   ok: boolean;
   /** The figures the verdict rests on, e.g. "messages.lost = 0". */
   actual: string;
+  /**
+   * Each clause (`a and b` has two) as data, in the order written: its threshold, actual value, the
+   * sample that decided it (`atUs`), the window (`windowUs`) and the worst queue or instance (`where`).
+   * ClauseDetail documents each field. Reports draw thresholds from it; `rmqsim check` prints the
+   * failed ones. Always set by evaluateExpectation; absent only in summaries written before it was.
+   */
+  clauses?: ClauseDetail[];
 }
 
 export interface EvalInput {
   summary: unknown;
-  series: SeriesData;
+  /** The run's time series; per-queue and per-instance rows (the Sampler's TimeSeries has them) let a
+   * failure name the worst queue or instance. */
+  series: DetailSeries;
   variables?: Record<string, number>;
 }
 
 export function evaluateExpectation(e: Expectation, input: EvalInput): ExpectResult {
   const parts: string[] = [];
+  const clauses: ClauseDetail[] = [];
   let ok = true;
   for (const c of e.clauses) {
     if (c.k === "never") {
@@ -25,17 +39,21 @@ export function evaluateExpectation(e: Expectation, input: EvalInput): ExpectRes
       const held = t !== Infinity;
       if (held) ok = false;
       parts.push(held ? `${c.cond.text} first at ${fmtTime(t)}` : `${c.cond.text} never held`);
+      clauses.push(clauseDetail(c, !held, input, EVAL));
       continue;
     }
     const l = value(c.cond.l, input, -1, parts);
     const r = value(c.cond.r, input, -1, parts);
+    let held = true;
     if (Number.isNaN(l) || Number.isNaN(r)) {
       // Never a silent fail: say which side has no value (a figure this run does not have, an empty window).
-      ok = false;
+      held = false;
       parts.push(`not a number: ${whyNaN(Number.isNaN(l) ? c.cond.l : c.cond.r)}`);
-    } else if (!compare(l, c.cond.op, r)) ok = false;
+    } else if (!compare(l, c.cond.op, r)) held = false;
+    if (!held) ok = false;
+    clauses.push(clauseDetail(c, held, input, EVAL, l, r));
   }
-  return { expression: e.source, ok, actual: [...new Set(parts)].join(", ") };
+  return { expression: e.source, ok, actual: [...new Set(parts)].join(", "), clauses };
 }
 
 /** Why a side of a comparison has no value. */
@@ -133,6 +151,14 @@ function compare(l: number, op: Cmp, r: number): boolean {
     case "!=": return l !== r;
   }
 }
+
+/** What expectDetail.ts needs of the evaluator, passed in so that it imports only types from here. */
+export interface Evaluator {
+  value(n: ExprNode, input: EvalInput, sample: number): number;
+  firstTime(c: Cond, from: number, to: number, input: EvalInput): number;
+  sampleMs(tSec: number): number;
+}
+const EVAL: Evaluator = { value: (n, input, sample) => value(n, input, sample, null), firstTime, sampleMs };
 
 function lookup(obj: unknown, path: string): number {
   let cur: unknown = obj;

@@ -23,6 +23,7 @@
 // Limits: an expression is at most EXPRESSION_LENGTH_MAX characters, nested at most EXPRESSION_DEPTH_MAX deep.
 // Evaluation against a run's output is in expect.ts; this file only tokenizes and parses.
 import { describeValue as q, listChoices } from "./errors.ts";
+import { parseDurationUs } from "./units.ts";
 import { SERIES_ALIASES, SERIES_COLUMNS, type SeriesColumn } from "./vocabulary.ts";
 
 /** Longest expectation accepted: ten times the longest a person writes, and it bounds the tokens and nodes. */
@@ -106,6 +107,19 @@ function tokenize(src: string): Tok[] {
     const ch = src[i]!;
     if (/\s/.test(ch)) {
       i++;
+      continue;
+    }
+    // A compound duration ("1m30s", "1h0m5s"): parsed, and its unit order checked, as scenario durations are.
+    const compound = /^(?:\d+(?:\.\d+)?(?:ms|us|h|m|s)){2,}(?![A-Za-z0-9_])/.exec(src.slice(i));
+    if (compound) {
+      let us: number;
+      try {
+        us = parseDurationUs(compound[0], "duration");
+      } catch (e) {
+        throw new ExpectError(src, i, e instanceof Error ? e.message.replace(/^duration: /, "") : String(e));
+      }
+      out.push({ t: "num", v: us / 1000, unit: "ms", pos: i, text: compound[0] });
+      i += compound[0].length;
       continue;
     }
     const num = /^(\d+(?:\.\d+)?|\.\d+)([A-Za-z]+)?/.exec(src.slice(i));
