@@ -66,3 +66,42 @@ describe("formatRunTable: broadcasting and orderly rows", () => {
     expect(table).not.toMatch(/^broadcast|^orderly|^nodes|^replays|dropped/m);
   });
 });
+
+describe("formatRunTable: memory and capacity rows", () => {
+  function loaded(): Summary {
+    const s: Summary = emptySummary();
+    // 100 s; two instances of 20 threads; 80 000 listener calls of 5 ms mean, one message each.
+    s.simulatedMs = 100_000;
+    s.perConsumer = ["c1", "c2"].map((clientId) => ({
+      clientId, group: "G1", queues: 4, cached: 0, cachedBytes: 0, heapEstimateMiB: 0, queueFlowControlTimes: 0, queueMaxSpanFlowControlTimes: 0, consumeThreads: 20, hungWorkers: 0, rebalances: 1,
+    }));
+    s.latency.consume = { count: 80_000, meanMs: 5, p50Ms: 5, p90Ms: 5, p99Ms: 5, maxMs: 5 };
+    s.throughput.consumedPerSec.mean = 800;
+    s.messages.produced = 120_000;
+    s.cache.bytesPerConsumerMax = 3 * 2 ** 20;
+    s.cache.heapEstimateMiB = 10.5;
+    return s;
+  }
+
+  it("capacity = 40 threads / 5 ms = 8,000 msg/s against 1,200 offered (15 %); the pool is busy 80 000 × 5 ms / 100 s / 40 = 10 %", () => {
+    expect(line(formatRunTable(loaded(), RUN, "r"), "capacity")).toBe(
+      "capacity".padEnd(14) + "40 threads / 5.00 ms mean consume time = 8,000 msg/s   offered 1,200 msg/s (15 % of capacity)   pool 10 % busy",
+    );
+  });
+
+  it("batches: 8 messages per listener call multiply the capacity", () => {
+    const s = loaded();
+    s.latency.consume.count = 10_000; // 80 000 messages in 10 000 calls
+    expect(line(formatRunTable(s, RUN, "r"), "capacity")).toMatch(/^capacity {6}40 threads × 8\.0 messages per call \/ 5\.00 ms mean consume time = 64,000 msg\/s {3}offered 1,200 msg\/s \(2 % of capacity\) {3}pool 1 % busy$/);
+  });
+
+  it("no capacity line when nothing was consumed", () => {
+    expect(line(formatRunTable(emptySummary(), RUN, "r"), "capacity")).toBeUndefined();
+  });
+
+  it("memory: the peak cached bodies per consumer and the heap estimate next to them", () => {
+    expect(line(formatRunTable(loaded(), RUN, "r"), "memory")).toBe(
+      "memory".padEnd(14) + "cache per consumer (peak): bodies 3.00 MiB, heap estimate 10.50 MiB (bodies + 2,360 B of objects per cached message)",
+    );
+  });
+});

@@ -2,8 +2,11 @@
 // run.json data that --json would print, so the two outputs cannot disagree. Broadcasting groups get a
 // line of their instances' consumed / dropped; orderly groups a line of suspends, the longest head
 // block and the queues' final lock states. With replicas: a line of the broker nodes' roles over time and
-// the pulls each served, and — once there are duplicates — one of their causes.
+// the pulls each served, and — once there are duplicates — one of their causes. Every run: the cache's
+// peak memory per consumer (bodies and heap estimate) and consume capacity against the offered load.
+import { failureLines } from "../checks/failureDetail.ts";
 import { roleTimelineText } from "../metrics/brokerNodes.ts";
+import { HEAP_BYTES_PER_MESSAGE } from "../metrics/heapEstimate.ts";
 import type { Summary } from "../metrics/summary.ts";
 import { formatDurationUs } from "../scenario/units.ts";
 import type { RunInfo } from "./computeRun.ts";
@@ -34,6 +37,8 @@ export function formatRunTable(summary: Summary, run: RunInfo, reportPath: strin
         `cached ${n(m.cached)} final / ${n(summary.cache.countPerQueueMax)} max per queue`,
     ],
     ...nodeRows(summary),
+    ...memoryRows(summary),
+    ...capacityRows(summary),
     ["flow control", `${join([["count", fc.count], ["size", fc.size], ["span", fc.span], ["paused", fc.paused]])}   (total ${n(fc.total)})`],
     [
       "latency",
@@ -45,11 +50,59 @@ export function formatRunTable(summary: Summary, run: RunInfo, reportPath: strin
   const failed = summary.expectations.filter((e) => !e.ok);
   if (summary.expectations.length > 0) {
     rows.push(["expect", `${summary.expectations.length - failed.length} of ${summary.expectations.length} hold`]);
-    for (const e of failed) rows.push(["", `FAILED ${e.expression}  (actual ${e.actual})`]);
+    for (const e of failed) {
+      rows.push(["", `FAILED ${e.expression}  (actual ${e.actual})`]);
+      // The clause(s) that missed, with threshold, by how much, and when/where (as `check` prints them).
+      for (const line of failureLines(e)) rows.push(["", `  ${line}`]);
+    }
   }
   rows.push(["report", reportPath]);
   const width = Math.max(...rows.map(([label]) => label.length));
   return rows.map(([label, text]) => `${label.padEnd(width)}  ${text}`.trimEnd()).join("\n") + "\n";
+}
+
+const MIB = 2 ** 20;
+
+/**
+ * The message cache's peak per consumer instance: body bytes (what pullThresholdSizeForQueue bounds)
+ * and the heap estimate, which adds RocketMQ's objects around each cached message (heapEstimate.ts).
+ */
+function memoryRows(summary: Summary): [string, string][] {
+  const c = summary.cache;
+  return [["memory", `cache per consumer (peak): bodies ${mib(c.bytesPerConsumerMax / MIB)}, heap estimate ${mib(c.heapEstimateMiB)} (bodies + ${n(HEAP_BYTES_PER_MESSAGE)} B of objects per cached message)`]];
+}
+
+/**
+ * Consume capacity against the offered load, from the summary alone: capacity = consume threads (every
+ * instance's, summed) × messages per listener call / mean listener time; offered = messages to consume
+ * (every group's, backlog included) per simulated second; pool busy = listener time spent per second
+ * (calls × mean time / duration, Little's law) over the threads. The model has no CPU contention: a
+ * thread costs nothing, so capacity grows with threads without limit here, unlike on a real machine.
+ */
+function capacityRows(summary: Summary): [string, string][] {
+  const threads = summary.perConsumer.reduce((a, c) => a + c.consumeThreads, 0);
+  const call = summary.latency.consume;
+  const seconds = summary.simulatedMs / 1000;
+  if (threads === 0 || call.count === 0 || call.meanMs <= 0 || seconds <= 0) return [];
+  const consumedOk = summary.throughput.consumedPerSec.mean * seconds;
+  const perCall = Math.max(1, consumedOk / call.count);
+  const capacity = (threads * perCall * 1000) / call.meanMs;
+  const offered = summary.messages.produced / seconds;
+  const busy = (call.count * call.meanMs) / 1000 / seconds / threads;
+  const batch = perCall > 1.05 ? ` × ${perCall.toFixed(1)} messages per call` : "";
+  return [[
+    "capacity",
+    `${n(threads)} threads${batch} / ${ms(call.meanMs)} mean consume time = ${fixed(capacity)} msg/s   ` +
+      `offered ${fixed(offered)} msg/s (${percent(offered / capacity)} of capacity)   pool ${percent(busy)} busy`,
+  ]];
+}
+
+function mib(x: number): string {
+  return `${x >= 100 ? n(Math.round(x)) : x.toFixed(2)} MiB`;
+}
+
+function percent(x: number): string {
+  return `${Math.round(x * 100)} %`;
 }
 
 /** With replicas and duplicates: the duplicates by cause, all groups. */

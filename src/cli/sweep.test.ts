@@ -70,4 +70,27 @@ describe("rmqsim sweep", () => {
     expect(await bad("--param", PARAM, "--shard", "4/3")).toMatch(/--shard/);
     expect(await bad()).toMatch(/--param/);
   });
+
+  it("tied parameters vary together: consumeThreadMin,consumeThreadMax=2,8 runs 2 points with min = max", async () => {
+    const dir = tempDir();
+    writeScenario(dir, "s.json", SLOW);
+    const env = fakeEnv({ cwd: dir });
+    const tied = "groups.0.config.consumeThreadMin,groups.0.config.consumeThreadMax=2,8";
+    expect(await run(env, "sweep", "s.json", "--param", tied, "--no-charts", "--out", "o")).toBe(0);
+    const result = sweepJson(dir, "o") as { params: unknown[]; points: { params: Record<string, number> }[] };
+    expect(result.params).toEqual([{ path: "groups.0.config.consumeThreadMin", tied: ["groups.0.config.consumeThreadMax"], spec: "2,8", values: [2, 8] }]);
+    expect(result.points.map((p) => p.params)).toEqual([
+      { "groups.0.config.consumeThreadMin": 2, "groups.0.config.consumeThreadMax": 2 },
+      { "groups.0.config.consumeThreadMin": 8, "groups.0.config.consumeThreadMax": 8 },
+    ]);
+    expect(env.out()).toMatch(/^consumeThreadMin,consumeThreadMax {2}/);
+  });
+
+  it("sweeping consumeThreadMin past consumeThreadMax exits 2 and says how to tie the two", async () => {
+    const dir = tempDir();
+    writeScenario(dir, "s.json", SLOW); // consumeThreadMax 4
+    const env = fakeEnv({ cwd: dir });
+    expect(await run(env, "sweep", "s.json", "--param", "groups.0.config.consumeThreadMin=2,8", "--no-charts")).toBe(2);
+    expect(env.err()).toContain("consumeThreadMin (8) is larger than consumeThreadMax (4); sweep both together: --param groups.0.config.consumeThreadMin,groups.0.config.consumeThreadMax=2,8");
+  });
 });

@@ -8,10 +8,11 @@ import { normalizeScenario } from "../scenario/normalize.ts";
 import { parseDurationUs } from "../scenario/units.ts";
 import { renderSweep } from "../report/sweepReport.ts";
 import { assemble, type AssembleRun } from "../sweep/assemble.ts";
-import { buildVariant, gridPoint, gridSize, parseParams } from "../sweep/grid.ts";
+import { buildVariant, gridPoint, gridSize, paramPaths, parseParams } from "../sweep/grid.ts";
 import { parseRequirement, resolveObjective } from "../sweep/recommend.ts";
 import { formatShard, mergeResults, parseShard, shardJobs, type Shard } from "../sweep/shard.ts";
-import type { SweepResult } from "../sweep/types.ts";
+import { shortNames } from "../sweep/text.ts";
+import type { SweepParam, SweepResult } from "../sweep/types.ts";
 import type { CliEnv } from "./env.ts";
 import { BadInputError, EXIT, inFile } from "./errors.ts";
 import { readJsonFile } from "./readJson.ts";
@@ -65,7 +66,8 @@ export async function sweepCommand(options: SweepOptions, env: CliEnv): Promise<
     try {
       model = normalizeScenario(variant);
     } catch (error) {
-      throw new BadInputError(where, error instanceof Error ? error.message : String(error));
+      const message = error instanceof Error ? error.message : String(error);
+      throw new BadInputError(where, message + tieHint(message, params));
     }
     // A point whose backlog cannot fit in its worker's share stops the sweep now (exit 3), before any run.
     const warning = guardScenario(model, limits.maxMemoryBytes, where, workers);
@@ -153,6 +155,19 @@ export async function sweepCommand(options: SweepOptions, env: CliEnv): Promise<
   return stopped ? EXIT.interrupted : limited.length > 0 ? EXIT.resourceLimit : EXIT.ok;
 }
 
+/**
+ * For a variant rejected because consumeThreadMin exceeds consumeThreadMax while only one of them is
+ * swept: how to sweep them together. (The model's concurrency is consumeThreadMin alone, spec §6, but a
+ * scenario must keep min ≤ max as RocketMQ's ThreadPoolExecutor requires.)
+ */
+function tieHint(message: string, params: readonly SweepParam[]): string {
+  if (!/consumeThreadMin \(\d+\) is larger than consumeThreadMax/.test(message)) return "";
+  const swept = params.find((p) => paramPaths(p).some((path) => path.endsWith(".consumeThreadMin")));
+  if (swept === undefined || paramPaths(swept).some((path) => path.endsWith(".consumeThreadMax"))) return "";
+  const max = swept.path.replace(/consumeThreadMin$/, "consumeThreadMax");
+  return `; sweep both together: --param ${paramPaths(swept).join(",")},${max}=${swept.spec}`;
+}
+
 export interface MergeOptions {
   dirs: string[];
   out: string;
@@ -191,9 +206,10 @@ async function writeSweep(env: CliEnv, result: SweepResult, outDir: string, char
 
 /** The terminal summary: a line per point and the recommendation with its reason. */
 export function formatSweep(result: SweepResult, shownOut: string): string {
-  const paramNames = result.params.map((p) => p.path.split(".").pop()!);
+  const names = shortNames(result.params);
+  const paramNames = result.params.map((p) => names[p.path] ?? p.path);
   const lines: string[] = [];
-  const head = [...paramNames, "throughput msg/s", "memory/consumer MiB", "p99 e2e ms", "lag max", "ok"];
+  const head = [...paramNames, "throughput msg/s", "memory/consumer MiB", "heap est. MiB", "p99 e2e ms", "lag max", "ok"];
   const rows = result.points.map((pt) => {
     const s = (k: string) => pt.stats[k];
     const fmt = (k: string, digits: number) => {
@@ -202,7 +218,7 @@ export function formatSweep(result: SweepResult, shownOut: string): string {
     };
     const mark = result.recommendation?.point === pt.index ? "★" : result.recommendation?.runnerUp === pt.index ? "☆" : pt.feasible ? "✓" : "✗";
     return [...result.params.map((p) => String(pt.params[p.path])), fmt("throughput.consumedPerSec.mean", 0), fmt("memoryPerConsumerMiB", 2),
-      fmt("latency.endToEnd.p99Ms", 0), fmt("lag.committed.max", 0), mark];
+      fmt("heapEstimateMiB", 2), fmt("latency.endToEnd.p99Ms", 0), fmt("lag.committed.max", 0), mark];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < paramNames.length ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
@@ -221,6 +237,8 @@ export function formatSweep(result: SweepResult, shownOut: string): string {
       lines.push(`runner-up    ${Object.entries(ru.params).map(([k, v]) => `${k}=${v}`).join(", ")}`);
     }
   }
+  // Older sweep.json files (merged) have no warnings.
+  for (const w of rec?.warnings ?? []) lines.push(`warning      ${w}`);
   if (!result.complete) lines.push("incomplete   not every (point, seed) run finished; figures cover the finished ones");
   lines.push(`report       ${shownOut}`);
   return `${lines.join("\n")}\n`;

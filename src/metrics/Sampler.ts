@@ -6,6 +6,7 @@ import { SERIES_COLUMNS, type SeriesColumn, type SeriesData } from "../scenario/
 import { FLOW_KIND } from "../client/trace.ts";
 import { replicatedNodes } from "./brokerNodes.ts";
 import { broadcastCommittedOffset, broadcastNextOffset, runningInstances } from "./broadcastOffsets.ts";
+import { heapEstimateBytes } from "./heapEstimate.ts";
 import type { Recorder } from "./Recorder.ts";
 
 export { SERIES_COLUMNS, type SeriesColumn };
@@ -14,9 +15,9 @@ export interface TimeSeries extends SeriesData {
   columns: Record<SeriesColumn, number[]>;
   /** Per ordinary queue: label and cached messages per sample (Σ over every ProcessQueue of it). */
   perQueue: { label: string; cached: number[] }[];
-  /** Per consumer instance (slot): client id, and per sample its cached bytes (its heap share), the
-   * ProcessQueues it holds, and its busy consume workers (pool saturation). */
-  perConsumer: { clientId: string; cachedBytes: number[]; queues: number[]; poolBusy: number[] }[];
+  /** Per consumer instance (slot): client id, and per sample its cached bytes (its heap share), its
+   * cached messages, the ProcessQueues it holds, and its busy consume workers (pool saturation). */
+  perConsumer: { clientId: string; cachedBytes: number[]; cached: number[]; queues: number[]; poolBusy: number[] }[];
   /** Only when the model has replicas: per node of a group with replicas (brokerNodes' order), the
    * pull requests it answered per second over each sample interval. */
   perNode?: { name: string; servedPerSec: number[] }[];
@@ -41,6 +42,8 @@ export class Sampler {
   readonly series: TimeSeries;
   /** Run-wide maxima of the gauges (sampled). */
   readonly max: Gauges = emptyGauges();
+  /** Run-wide sampled maximum of one consumer instance's estimated cache heap (heapEstimate.ts), bytes. */
+  heapBytesPerConsumerMax = 0;
   private lastUs = 0;
   private lastProduced = 0;
   private lastConsumed = 0;
@@ -64,7 +67,7 @@ export class Sampler {
     this.series = {
       columns: cols,
       perQueue: this.ordinaryQueues.map((q) => ({ label: cl.routes.label(q), cached: [] })),
-      perConsumer: cl.consumers.map((c) => ({ clientId: c.clientId, cachedBytes: [], queues: [], poolBusy: [] })),
+      perConsumer: cl.consumers.map((c) => ({ clientId: c.clientId, cachedBytes: [], cached: [], queues: [], poolBusy: [] })),
     };
     this.nextOffsetMax = new Float64Array(cl.model.groups.length * cl.routes.queues.length);
     this.cachedByQueue = new Float64Array(cl.routes.queues.length);
@@ -104,8 +107,15 @@ export class Sampler {
     cl.consumers.forEach((c, i) => {
       const row = this.series.perConsumer[i]!;
       let bytes = 0;
-      for (const [, pq] of c.rebalance.processQueues()) bytes += pq.msgSize;
+      let count = 0;
+      for (const [, pq] of c.rebalance.processQueues()) {
+        bytes += pq.msgSize;
+        count += pq.msgCount;
+      }
       row.cachedBytes.push(bytes);
+      row.cached.push(count);
+      const heap = heapEstimateBytes(count, bytes);
+      if (heap > this.heapBytesPerConsumerMax) this.heapBytesPerConsumerMax = heap;
       row.queues.push(c.rebalance.queueCount);
       row.poolBusy.push(c.alive ? c.consumeService.busyWorkers : 0);
     });

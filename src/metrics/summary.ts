@@ -5,10 +5,12 @@ import type { Cluster } from "../model/Cluster.ts";
 import type { FaultRecord } from "../model/records.ts";
 import type { Histogram } from "../sim/Histogram.ts";
 import type { FateAccount, GroupAccount } from "./accounting.ts";
+import { heapEstimateMiB } from "./heapEstimate.ts";
 import { brokerNodeRows, replicatedNodes, type BrokerNodeRow } from "./brokerNodes.ts";
 import type { Recorder } from "./Recorder.ts";
 import type { ReplayCounts } from "./ReplayBooks.ts";
 import type { Sampler } from "./Sampler.ts";
+import type { ExpectResult } from "../scenario/expect.ts";
 import { queueRows, type QueueRow } from "./summaryQueues.ts";
 
 export type { OrderlyQueue, QueueLockState, QueueRow } from "./summaryQueues.ts";
@@ -54,7 +56,12 @@ export interface Summary {
    * (with replicas, its `replays`). */
   groups: GroupAccount[];
   lag: { committed: { final: number; max: number }; unpulled: { final: number; max: number } };
-  cache: { countPerQueueMax: number; bytesPerQueueMax: number; countPerConsumerMax: number; bytesPerConsumerMax: number };
+  /**
+   * Cached messages. `heapEstimateMiB` is the largest consumer instance's estimated cache heap at its
+   * peak sample: its cached messages × HEAP_BYTES_PER_MESSAGE (RocketMQ's objects around each message,
+   * heapEstimate.ts) + their body bytes, in MiB. The byte figures count bodies only.
+   */
+  cache: { countPerQueueMax: number; bytesPerQueueMax: number; countPerConsumerMax: number; bytesPerConsumerMax: number; heapEstimateMiB: number };
   flowControl: { count: number; size: number; span: number; paused: number; total: number };
   pulls: { found: number; noNewMsg: number; noMatchedMsg: number; offsetIllegal: number; exception: number; total: number };
   /** Brokers' stores: commit-log files deleted by retention, producer sends refused (down, read-only or
@@ -82,6 +89,8 @@ export interface Summary {
     queues: number;
     cached: number;
     cachedBytes: number;
+    /** At the end: cached × HEAP_BYTES_PER_MESSAGE + cachedBytes, in MiB (heapEstimate.ts). */
+    heapEstimateMiB: number;
     queueFlowControlTimes: number;
     queueMaxSpanFlowControlTimes: number;
     consumeThreads: number;
@@ -93,7 +102,8 @@ export interface Summary {
    * name it), with the client id it ran under (two instances may share one).
    */
   assignment: Record<string, { clientId: string; queues: string[] }>;
-  expectations: { expression: string; ok: boolean; actual: string }[];
+  /** Each `expect` entry's verdict, with its clauses as data (threshold, actual, when, where): src/scenario/expectDetail.ts. */
+  expectations: ExpectResult[];
 }
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
@@ -126,12 +136,15 @@ export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accou
   const perConsumer: Summary["perConsumer"] = cl.consumers.map((c) => {
     const pqs = c.rebalance.processQueues();
     assignment[`${c.groupModel.name}/${c.instance}`] = { clientId: c.clientId, queues: pqs.map(([mq]) => routes.label(mq)) };
+    const cached = pqs.reduce((a, [, pq]) => a + pq.msgCount, 0);
+    const cachedBytes = pqs.reduce((a, [, pq]) => a + pq.msgSize, 0);
     return {
       clientId: c.clientId,
       group: c.groupModel.name,
       queues: pqs.length,
-      cached: pqs.reduce((a, [, pq]) => a + pq.msgCount, 0),
-      cachedBytes: pqs.reduce((a, [, pq]) => a + pq.msgSize, 0),
+      cached,
+      cachedBytes,
+      heapEstimateMiB: heapEstimateMiB(cached, cachedBytes),
       queueFlowControlTimes: c.queueFlowControlTimes,
       queueMaxSpanFlowControlTimes: c.queueMaxSpanFlowControlTimes,
       consumeThreads: c.consumeService.threads,
@@ -171,6 +184,7 @@ export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accou
       bytesPerQueueMax: Math.max(stats.pqBytesMax, sampler.max.cachedBytesPerQueueMax),
       countPerConsumerMax: sampler.max.cachedPerConsumerMax,
       bytesPerConsumerMax: sampler.max.cachedBytesPerConsumerMax,
+      heapEstimateMiB: r3(sampler.heapBytesPerConsumerMax / 2 ** 20),
     },
     flowControl: {
       count: fc[FLOW_KIND.count]!, size: fc[FLOW_KIND.size]!, span: fc[FLOW_KIND.span]!, paused: fc[FLOW_KIND.paused]!,
@@ -225,7 +239,7 @@ export function emptySummary(): Summary {
     replays: { rollback: 0, reset: 0, rebalance: 0, retryReplay: 0 },
     groups: [],
     lag: { committed: { final: 0, max: 0 }, unpulled: { final: 0, max: 0 } },
-    cache: { countPerQueueMax: 0, bytesPerQueueMax: 0, countPerConsumerMax: 0, bytesPerConsumerMax: 0 },
+    cache: { countPerQueueMax: 0, bytesPerQueueMax: 0, countPerConsumerMax: 0, bytesPerConsumerMax: 0, heapEstimateMiB: 0 },
     flowControl: { count: 0, size: 0, span: 0, paused: 0, total: 0 },
     pulls: { found: 0, noNewMsg: 0, noMatchedMsg: 0, offsetIllegal: 0, exception: 0, total: 0 },
     store: { commitLogFilesDeleted: 0, writesRefused: 0, produceFailed: 0 },

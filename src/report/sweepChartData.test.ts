@@ -54,8 +54,46 @@ describe("buildSweepChartData", () => {
     // Lower is better for latency, so its best is the smallest mean.
     const fastest = Math.min(...result.points.map((p) => p.stats["latency.endToEnd.p99Ms"]!.mean));
     expect(requirementThreshold("latency.endToEnd.p99Ms <= best * 2", result.points)!.value).toBeCloseTo(2 * fastest, 9);
+    // The fake sweep's starved points reach p99s past 10 s, so the chart is in seconds: 2s is 2.
     const p99 = buildSweepChartData(fakeSweep1d()).metrics.find((m) => m.key === "latency.endToEnd.p99Ms")!;
-    expect(p99.thresholds).toEqual([{ value: 2000, text: "requirement: latency.endToEnd.p99Ms < 2s" }]);
+    expect(p99.unit).toBe("s");
+    expect(p99.thresholds).toEqual([{ value: 2, text: "requirement: latency.endToEnd.p99Ms < 2s" }]);
+  });
+
+  it("shows a latency in seconds once its largest mean reaches 10 000 ms, in ms below", () => {
+    const full = fakeSweep1d();
+    const p99Of = (p: SweepResult["points"][number]) => p.stats["latency.endToEnd.p99Ms"]!;
+    // The points that keep up (threshold ≥ 500) all stay below 10 s: milliseconds.
+    const fast = full.points.filter((p) => p99Of(p).mean < 10_000);
+    expect(fast.length).toBeGreaterThan(1);
+    expect(buildSweepChartData({ ...full, points: fast }).metrics.find((m) => m.key === "latency.endToEnd.p99Ms")!.unit).toBe("ms");
+    // All of them: the starved ones pass 10 s, so every figure is divided by 1 000.
+    const slow = full.points.find((p) => p99Of(p).mean >= 10_000)!;
+    const p99 = buildSweepChartData(full).metrics.find((m) => m.key === "latency.endToEnd.p99Ms")!;
+    const at = full.points.indexOf(slow);
+    expect(p99.unit).toBe("s");
+    expect(p99.stats[at]!.mean).toBeCloseTo(p99Of(slow).mean / 1000, 9);
+    expect(p99.stats[at]!.ci95).toBeCloseTo(p99Of(slow).ci95 / 1000, 9);
+  });
+
+  it("marks a metric constant when its means differ by no more than 1 % or the widest interval, and the heatmap says so", () => {
+    const data = buildSweepChartData(fakeSweep2d());
+    const lost = data.metrics.find((m) => m.key === "messages.lost")!; // 0 everywhere
+    const memory = data.metrics.find((m) => m.key === "memoryPerConsumerMiB")!; // grows with the threshold
+    expect(lost.constant).toBe(true);
+    expect(memory.constant).toBe(false);
+    const config = sweepChartRuntime().rmqSweepChartConfig(data, "messages.lost", view);
+    const cells = config.data.datasets.find((d) => (d as { rmqKey?: string }).rmqKey === "cells") as unknown as { label: string; rmqHeat: { constant: boolean } };
+    expect(cells.rmqHeat.constant).toBe(true);
+    expect(cells.label).toMatch(/^constant: does not vary across the grid/);
+    const varying = sweepChartRuntime().rmqSweepChartConfig(data, "memoryPerConsumerMiB", view);
+    expect((varying.data.datasets.find((d) => (d as { rmqKey?: string }).rmqKey === "cells") as unknown as { label: string }).label).toMatch(/^colour: mean \(MiB\)/);
+  });
+
+  it("charts the heap estimate next to memory per consumer", () => {
+    const data = buildSweepChartData(fakeSweep1d());
+    expect(data.chartMetrics.slice(0, 3)).toEqual(["throughput.consumedPerSec.mean", "memoryPerConsumerMiB", "heapEstimateMiB"]);
+    expect(data.metrics.find((m) => m.key === "heapEstimateMiB")).toMatchObject({ label: "estimated heap per consumer", unit: "MiB" });
   });
 });
 

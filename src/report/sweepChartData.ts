@@ -1,5 +1,7 @@
 // SweepResult → what the sweep charts show, as plain JSON-able data. The PNG renderer and sweep.html
 // turn it into chart.js configurations with the same runtime (sweepChartRuntime.ts), so they agree.
+import { paramPaths } from "../sweep/grid.ts";
+import { spreadOf } from "../sweep/tieBreak.ts";
 import type { MetricStats, SweepParam, SweepResult } from "../sweep/types.ts";
 import { sweepChartRuntime } from "./sweepChartRuntime.ts";
 import {
@@ -19,6 +21,8 @@ import {
 
 export interface SweepAxis {
   path: string;
+  /** The axis title: the path, or a tied parameter's paths joined by ", ". */
+  title: string;
   /** Last segment of the path, used in labels. */
   name: string;
   /** Every swept value, formatted, in sweep order. */
@@ -55,7 +59,16 @@ export interface SweepChartMetric {
   stats: (MetricStats | null)[];
   /** Simple requirements on this metric, drawn as dashed lines on its line chart. */
   thresholds: { value: number; text: string }[];
+  /**
+   * The metric does not vary across the points (within 1 % or the widest 95 % interval, tieBreak.ts's
+   * spreadOf): a heatmap paints it one colour and says "constant" instead of stretching noise over
+   * the whole colour scale.
+   */
+  constant: boolean;
 }
+
+/** Latency figures whose largest mean reaches this many ms are shown in seconds ("48.1 s", not "48,120 ms"). */
+export const SECONDS_FROM_MS = 10_000;
 
 export interface SweepChartData {
   /** "line": one parameter; "heatmap": two; "none": no charts (no parameter, or three and more). */
@@ -104,14 +117,22 @@ export function buildSweepChartData(result: SweepResult): SweepChartData {
     keys.splice(bytesAt + 1, 0, MEMORY_METRIC);
   }
   const thresholds = result.requires.map((r) => requirementThreshold(r, result.points)).filter((t) => t !== null);
-  const metrics = keys.map((key): SweepChartMetric => ({
-    key,
-    ...metricLabel(key),
-    stats: result.points.map((p) => statsOf(p, key)),
-    thresholds: thresholds
-      .filter((t) => t.metric === key)
-      .map((t) => ({ value: t.value, text: `requirement: ${t.requirement}${/best/.test(t.requirement) ? ` (${sweepChartRuntime().rmqSweepFormat(t.value)})` : ""}` })),
-  }));
+  const metrics = keys.map((key): SweepChartMetric => {
+    const stats = result.points.map((p) => statsOf(p, key));
+    const label = metricLabel(key);
+    const scale = label.unit === "ms" && stats.some((st) => st !== null && Math.abs(st.mean) >= SECONDS_FROM_MS) ? 1000 : 1;
+    const spread = spreadOf(result.points.map((p, i) => ({ ...p, stats: stats[i] ? { [key]: stats[i] } : {} })), key);
+    return {
+      key,
+      ...label,
+      unit: scale === 1000 ? "s" : label.unit,
+      stats: stats.map((st) => (st === null || scale === 1 ? st : { ...st, mean: st.mean / scale, ci95: st.ci95 / scale, min: st.min / scale, max: st.max / scale })),
+      thresholds: thresholds
+        .filter((t) => t.metric === key)
+        .map((t) => ({ value: t.value / scale, text: `requirement: ${t.requirement}${/best/.test(t.requirement) ? ` (${sweepChartRuntime().rmqSweepFormat(t.value / scale)}${scale === 1000 ? " s" : ""})` : ""}` })),
+      constant: spread !== null && spread.flat,
+    };
+  });
   const objective = result.recommendation?.objective.metric ?? result.objective.metric;
   const chartMetrics = [...SWEEP_CHART_METRICS, objective].filter((k, i, all) => keys.includes(k) && all.indexOf(k) === i);
   return {
@@ -132,6 +153,7 @@ function sweepAxis(params: readonly SweepParam[], param: SweepParam, placeByValu
   const numeric = placeByValue && param.values.length > 0 && param.values.every((v) => typeof v === "number");
   return {
     path: param.path,
+    title: paramPaths(param).join(", "),
     name: paramName(params, param.path),
     labels: param.values.map(formatParamValue),
     positions: param.values.map((v, i) => (numeric ? (v as number) : i)),

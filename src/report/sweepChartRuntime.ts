@@ -308,7 +308,7 @@ function rmqSweepLineConfig(data, metric, view) {
   });
 
   var x = { type: axis.log ? "logarithmic" : "linear", min: range.min, max: range.max,
-    title: { display: true, text: axis.path + (axis.log ? " (log scale)" : ""), font: font(13) },
+    title: { display: true, text: (axis.title || axis.path) + (axis.log ? " (log scale)" : ""), font: font(13) },
     ticks: { font: font(12), color: "#333333", maxRotation: 0,
       callback: function (v) { return rmqSweepXTick(axis, v, range.ticks !== null); } },
     grid: { color: "#e6e6e6" } };

@@ -7,7 +7,7 @@ import { fakeSweep1d, fakeSweep2d, fakeSweepCategorical, fakeSweepInfeasible } f
 const METRICS = [
   "throughput.consumedPerSec.mean", "throughput.consumedPerSec.min", "lag.committed.mean", "lag.committed.max",
   "lag.unpulled.max", "cache.countPerQueueMax", "cache.bytesPerQueueMax", "cache.bytesPerConsumerMax",
-  "memoryPerConsumerMiB", "latency.endToEnd.p99Ms", "latency.endToEnd.p50Ms", "flowControl.perSec",
+  "memoryPerConsumerMiB", "heapEstimateMiB", "latency.endToEnd.p99Ms", "latency.endToEnd.p50Ms", "flowControl.perSec",
   "messages.lost", "messages.duplicates",
 ];
 const PATH = "groups.G1.config.pullThresholdForQueue";

@@ -4,6 +4,7 @@
 // `<metric>.mean`, `<metric>.ci95` (half-width of the 95 % interval, 0 with one seed) and `<metric>.n`
 // (runs), then `feasible` (every requirement held on the means) and `recommended` (true on the one
 // recommended point), both `true`/`false`. A point lacking a metric leaves its three cells empty.
+import { paramPaths } from "../sweep/grid.ts";
 import type { SweepResult } from "../sweep/types.ts";
 import { formatNumber } from "./csv.ts";
 import { formatParamValue, sweepMetricKeys } from "./sweepLabels.ts";
@@ -15,7 +16,8 @@ function field(s: string): string {
 
 export function sweepCsvHeader(result: SweepResult): string[] {
   return [
-    ...result.params.map((p) => p.path),
+    // A tied parameter (--param a,b=…) gets a column per path.
+    ...result.params.flatMap(paramPaths),
     ...sweepMetricKeys(result).flatMap((m) => [`${m}.mean`, `${m}.ci95`, `${m}.n`]),
     "feasible",
     "recommended",
@@ -28,8 +30,8 @@ export function renderSweepCsv(result: SweepResult): string {
   const lines = [sweepCsvHeader(result).map(field).join(",")];
   for (const point of result.points) {
     const cells = [
-      ...result.params.map((p) => {
-        const v = point.params[p.path];
+      ...result.params.flatMap(paramPaths).map((path) => {
+        const v = point.params[path];
         return v === undefined ? "" : formatParamValue(v);
       }),
       ...metrics.flatMap((m) => {

@@ -5,6 +5,9 @@ export const SWEEP_HEATMAP_RUNTIME_JS = String.raw`
 // viridis: perceptually uniform and readable in grey and by the colour-blind; dark = low, yellow = high.
 var RMQ_SWEEP_VIRIDIS = [[68, 1, 84], [65, 68, 135], [42, 120, 142], [34, 168, 132], [122, 209, 81], [253, 231, 37]];
 
+// A metric that does not vary (data.metrics[].constant) gets this one colour, not the whole scale.
+var RMQ_SWEEP_CONSTANT_COLOR = [198, 212, 228];
+
 function rmqSweepHeatColor(t) {
   var stops = RMQ_SWEEP_VIRIDIS, n = stops.length - 1;
   var s = Math.min(Math.max(isFinite(t) ? t : 0.5, 0), 1) * n;
@@ -101,7 +104,7 @@ var rmqSweepHeatmapPlugin = {
         rmqSweepCellText(ctx, r, ["no data", null], "#777777", family, false);
         return;
       }
-      var color = rmqSweepHeatColor(h.max > h.min ? (s.mean - h.min) / (h.max - h.min) : 0.5);
+      var color = h.constant ? RMQ_SWEEP_CONSTANT_COLOR : rmqSweepHeatColor(h.max > h.min ? (s.mean - h.min) / (h.max - h.min) : 0.5);
       ctx.fillStyle = rmqSweepRgb(color);
       ctx.fillRect(r.left, r.top, r.w, r.h);
       var washed = !p.feasible && showInfeasible;
@@ -127,6 +130,25 @@ var rmqSweepHeatmapPlugin = {
     var h = cells.rmqHeat, ctx = chart.ctx, area = chart.chartArea, family = chart.options.plugins.title.font.family;
     var left = area.right + 24, w = 16, steps = 64, span = area.bottom - area.top;
     ctx.save();
+    if (h.constant) {
+      // One colour and the word "constant": a spread within noise is not stretched over the scale.
+      ctx.fillStyle = rmqSweepRgb(RMQ_SWEEP_CONSTANT_COLOR);
+      ctx.fillRect(left, area.top + span / 2 - 20, w, 40);
+      ctx.strokeStyle = "#666666";
+      ctx.lineWidth = 1;
+      ctx.strokeRect(left + 0.5, area.top + span / 2 - 19.5, w - 1, 39);
+      ctx.fillStyle = "#333333";
+      ctx.font = "12px " + family;
+      ctx.textAlign = "left";
+      ctx.textBaseline = "middle";
+      ctx.fillText("constant", left - 4, area.top + span / 2 - 32);
+      ctx.fillText(h.min === h.max ? rmqSweepFormat(h.min) : rmqSweepFormat(h.min) + "–", left + w + 5, area.top + span / 2 - 8);
+      if (h.min !== h.max) ctx.fillText(rmqSweepFormat(h.max), left + w + 5, area.top + span / 2 + 8);
+      ctx.textBaseline = "bottom";
+      if (h.unit) ctx.fillText(h.unit, left, area.top - 12);
+      ctx.restore();
+      return;
+    }
     for (var k = 0; k < steps; k++) {
       ctx.fillStyle = rmqSweepRgb(rmqSweepHeatColor(1 - (k + 0.5) / steps));
       ctx.fillRect(left, area.top + (k * span) / steps, w, span / steps + 0.5);
@@ -150,7 +172,7 @@ function rmqSweepGridAxis(axis, view) {
   var ticks = [];
   for (var i = 0; i < axis.labels.length; i++) ticks.push({ value: i });
   return { type: "linear", min: -0.5, max: axis.labels.length - 0.5,
-    title: { display: true, text: axis.path, font: rmqSweepFont(view, 13) },
+    title: { display: true, text: (axis.title || axis.path), font: rmqSweepFont(view, 13) },
     ticks: { font: rmqSweepFont(view, 12), color: "#333333", maxRotation: 0, autoSkip: false,
       callback: function (v) { return Number.isInteger(v) && v >= 0 && v < axis.labels.length ? axis.labels[v] : ""; } },
     afterBuildTicks: function (scale) { scale.ticks = ticks.slice(); },
@@ -167,10 +189,10 @@ function rmqSweepHeatmapConfig(data, metric, view) {
   });
   var unitText = metric.unit ? " (" + metric.unit + ")" : "";
   var datasets = [
-    { rmqKey: "cells", rmqToggle: false, label: "colour: mean" + unitText + ", scale on the right", data: cells,
+    { rmqKey: "cells", rmqToggle: false, label: metric.constant ? "constant: does not vary across the grid (within 1 % or the 95 % CI), one colour" : "colour: mean" + unitText + ", scale on the right", data: cells,
       showLine: false, pointRadius: 0, pointHoverRadius: 0, pointHitRadius: 1,
-      rmqHeat: { min: min, max: max, unit: metric.unit, stats: metric.stats, points: data.points, recommended: data.recommended, runnerUp: data.runnerUp },
-      rmqLegendItem: { fill: rmqSweepRgb(rmqSweepHeatColor(0.55)), stroke: "#666666", width: 1 } },
+      rmqHeat: { min: min, max: max, unit: metric.unit, constant: metric.constant === true, stats: metric.stats, points: data.points, recommended: data.recommended, runnerUp: data.runnerUp },
+      rmqLegendItem: { fill: rmqSweepRgb(metric.constant ? RMQ_SWEEP_CONSTANT_COLOR : rmqSweepHeatColor(0.55)), stroke: "#666666", width: 1 } },
     { rmqKey: "values", label: data.seeds > 1 ? "mean ± 95 % CI in each cell" : "mean in each cell", data: [],
       rmqLegendItem: { fill: "#ffffff", stroke: "#666666", width: 1 } }
   ];

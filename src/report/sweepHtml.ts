@@ -10,6 +10,7 @@ import { SWEEP_CHART_RUNTIME_JS, sweepChartRuntime } from "./sweepChartRuntime.t
 import { SWEEP_HTML_APP_JS } from "./sweepHtmlApp.ts";
 import {
   formatParamValue,
+  HEAP_METRIC,
   MEMORY_METRIC,
   memoryStats,
   metricLabel,
@@ -17,7 +18,9 @@ import {
   paramName,
   pointByIndex,
   pointParamsText,
+  recommendationWarnings,
   requirementTallies,
+  tieBreakersText,
 } from "./sweepLabels.ts";
 
 const STYLE = `
@@ -35,6 +38,7 @@ table { border-collapse: collapse; font-size: 13px; } caption { text-align: left
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; white-space: nowrap; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 thead th { background: #f3f3f3; } dt { margin-top: 6px; } dd { margin-left: 20px; color: #333; } #rmq-points thead th { cursor: pointer; user-select: none; }
 #rmq-points th[aria-sort=ascending]::after { content: " ▲"; } #rmq-points th[aria-sort=descending]::after { content: " ▼"; }
+.warning { border-left: 4px solid #e65100; background: #fff8e1; padding: 6px 10px; }
 tr.recommended td { background: #e8f5e9; font-weight: 600; } tr.runner-up td { background: #fff3e0; } tr.infeasible td { color: #777; }
 `;
 
@@ -54,7 +58,7 @@ export function renderSweepHtml(result: SweepResult, data: SweepChartData, chart
 ${renderVerdict(result)}
 ${renderCharts(data)}
 <h2>Points</h2>
-<p class="meta">Mean ± half-width of the 95 % confidence interval over the seeds. Memory per consumer is the peak of message bodies cached in one consumer's ProcessQueues. Click a column heading to sort.</p>
+<p class="meta">Mean ± half-width of the 95 % confidence interval over the seeds. Memory per consumer is the peak of message bodies cached in one consumer's ProcessQueues; the heap estimate adds RocketMQ's 2 360 bytes of objects per cached message. Click a column heading to sort.</p>
 <div class="scroll">
 ${renderPointsTable(result, data)}
 </div>
@@ -83,8 +87,9 @@ function renderVerdict(result: SweepResult): string {
   const requirements = tallies.length === 0
     ? "<p>No requirements: every point qualifies.</p>"
     : `<ul>${tallies.map((t) => `<li>${code(t.requirement)}: met by ${t.met} of ${t.points} points</li>`).join("")}</ul>`;
-  const objective = `<p>Objective: ${escapeHtml(o.direction)} ${code(o.metric)} among the points that meet every requirement:</p>\n${requirements}`;
-  const reason = result.recommendation?.reason ? `<p>Why: ${escapeHtml(result.recommendation.reason)}</p>` : "";
+  const objective = `<p>Objective: ${escapeHtml(o.direction)} ${code(o.metric)} among the points that meet every requirement${tieBreakersText(o, code)}:</p>\n${requirements}`;
+  const warnings = recommendationWarnings(result).map((w) => `<p class="warning"><strong>Warning:</strong> ${escapeHtml(w)}</p>`).join("\n");
+  const reason = (result.recommendation?.reason ? `<p>Why: ${escapeHtml(result.recommendation.reason)}</p>` : "") + warnings;
   if (!recommended) {
     const why = noRecommendationSentences(result, code, escapeHtml).map((s) => `<p>${s}</p>`);
     return `<h2>Recommendation</h2>
@@ -137,10 +142,11 @@ function renderMetricDefinitions(data: SweepChartData): string {
 
 function renderPointsTable(result: SweepResult, data: SweepChartData): string {
   const rt = sweepChartRuntime();
-  // Memory first, next to the parameters; cached bytes are the same figure in other units.
+  // Memory and the heap estimate first, next to the parameters; cached bytes are the memory figure in other units.
+  const first = [MEMORY_METRIC, HEAP_METRIC];
   const metrics = [
-    ...data.metrics.filter((m) => m.key === MEMORY_METRIC),
-    ...data.metrics.filter((m) => m.key !== MEMORY_METRIC && m.key !== "cache.bytesPerConsumerMax"),
+    ...first.flatMap((k) => data.metrics.filter((m) => m.key === k)),
+    ...data.metrics.filter((m) => !first.includes(m.key) && m.key !== "cache.bytesPerConsumerMax"),
   ];
   const heads = [
     "#",

@@ -3,7 +3,8 @@
 // the charts, and which requirement kept every point out. Pure functions of the result.
 import { SWEEP_METRIC_KEYS, sweepMetric } from "../sweep/metrics.ts";
 import { bestMean } from "../sweep/recommend.ts";
-import type { MetricStats, SweepParam, SweepPoint, SweepResult } from "../sweep/types.ts";
+import { shortNames } from "../sweep/text.ts";
+import type { MetricStats, SweepObjective, SweepParam, SweepPoint, SweepResult } from "../sweep/types.ts";
 import { sweepChartRuntime } from "./sweepChartRuntime.ts";
 
 export interface SweepMetricLabel {
@@ -16,6 +17,8 @@ export interface SweepMetricLabel {
 }
 
 export const MEMORY_METRIC = "memoryPerConsumerMiB";
+/** Bodies plus RocketMQ's objects around each cached message (src/metrics/heapEstimate.ts). */
+export const HEAP_METRIC = "heapEstimateMiB";
 const BYTES_PER_CONSUMER_METRIC = "cache.bytesPerConsumerMax";
 const MIB = 1024 * 1024;
 
@@ -30,6 +33,7 @@ const SHORT_LABELS: Readonly<Record<string, string>> = {
   "cache.bytesPerQueueMax": "peak cached bytes per queue",
   "cache.bytesPerConsumerMax": "peak cached bytes per consumer",
   [MEMORY_METRIC]: "memory per consumer",
+  [HEAP_METRIC]: "estimated heap per consumer",
   "latency.endToEnd.p99Ms": "end-to-end p99 latency",
   "latency.endToEnd.p50Ms": "end-to-end median latency",
   "flowControl.perSec": "flow-control events",
@@ -41,6 +45,7 @@ const SHORT_LABELS: Readonly<Record<string, string>> = {
 export const SWEEP_CHART_METRICS: readonly string[] = [
   "throughput.consumedPerSec.mean",
   MEMORY_METRIC,
+  HEAP_METRIC,
   "lag.committed.max",
   "latency.endToEnd.p99Ms",
   "flowControl.perSec",
@@ -88,14 +93,12 @@ export function pointByIndex(result: SweepResult, index: number | null | undefin
 
 /**
  * A parameter's short name: the last segment of its path ("groups.0.config.pullThresholdForQueue" →
- * "pullThresholdForQueue"), unless another swept parameter ends the same way or it is a list index;
- * then the whole path. The rule of recommend.ts's reason text (its helper is not exported).
+ * "pullThresholdForQueue"), unless another swept path ends the same way or it is a list index; then
+ * the whole path. A tied parameter joins its paths' names ("consumeThreadMin,consumeThreadMax"). The
+ * rule of the recommendation's reason text (src/sweep/text.ts).
  */
 export function paramName(params: readonly SweepParam[], path: string): string {
-  const last = (p: string) => p.split(".").pop()!;
-  const short = last(path);
-  const unique = params.filter((q) => last(q.path) === short).length <= 1;
-  return unique && !/^\d+$/.test(short) ? short : path;
+  return shortNames(params)[path] ?? path;
 }
 
 /** A parameter value as written in a scenario: numbers without exponent or rounding where possible. */
@@ -116,6 +119,22 @@ export function isGeometricRange(values: readonly (number | string | boolean)[])
   if (values.length < 3 || !values.every((v) => typeof v === "number" && v > 0)) return false;
   const nums = values as number[];
   return Math.max(...nums) / Math.min(...nums) > 20;
+}
+
+/**
+ * The default objective's tie-breakers in words, "" when the objective has none: ", then keeps the
+ * points as good as the best on latency.endToEnd.p99Ms, then lag.committed.max (within 5 % of the best plus the 95 % CIs)".
+ */
+export function tieBreakersText(objective: SweepObjective, code: (s: string) => string): string {
+  const tb = objective.tieBreakers ?? [];
+  if (tb.length === 0) return "";
+  const tolerances = [...new Set(tb.map((t) => `${Number((t.tolerance * 100).toPrecision(6))} %`))].join("/");
+  return `, keeping only those as good as the best on ${tb.map((t) => code(t.metric)).join(", then ")} (within ${tolerances} of the best plus the 95 % CIs)`;
+}
+
+/** The recommendation's warnings; none for a sweep.json written before they existed. */
+export function recommendationWarnings(result: SweepResult): string[] {
+  return result.recommendation?.warnings ?? [];
 }
 
 // ------------------------------------------------------------------------------ requirements

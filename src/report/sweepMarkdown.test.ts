@@ -25,9 +25,12 @@ describe("renderSweepMarkdown", () => {
   it("tabulates every point with throughput, memory, p99, lag and feasibility", () => {
     const md = renderSweepMarkdown(fakeSweep1d());
     const table = md.split("## All points\n\n")[1]!.split("\n\n")[0]!.split("\n");
-    expect(table[0]).toBe("| pullThresholdForQueue | throughput (msg/s) | memory / consumer (MiB) | p99 latency (ms) | peak committed lag (msg) | feasible |");
+    expect(table[0]).toBe("| pullThresholdForQueue | throughput (msg/s) | memory / consumer (MiB) | heap estimate / consumer (MiB) | p99 latency (ms) | peak committed lag (msg) | feasible |");
     expect(table).toHaveLength(2 + 6);
     expect(table[5]).toMatch(/^\| \*\*500\*\* \(recommended\) \| 3,997 ± 86 \| 6\.61 ± 0\.24 \| .* \| yes \|$/);
+    // Heap estimate at 500: 4 queues × cachedPerQueue messages × 2 360 B + the bodies (4 KiB each), so
+    // (2 360 + 4 096) / 4 096 × memory: 6.61 MiB of bodies → about 10.4 MiB.
+    expect(table[5]).toMatch(/^\| \*\*500\*\* \(recommended\) \| [^|]+ \| [^|]+ \| 10\.4 ± /);
     expect(table[7]).toContain(`| no: misses \`${REQUIRE_P99}\` |`);
     expect(md).toContain("## How to read this");
   });

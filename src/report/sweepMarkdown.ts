@@ -1,27 +1,32 @@
 // recommendation.md: the sweep's answer for people, README-style: what was swept, the recommended
 // value and why, the runner-up, every point in a table, and how to read the numbers.
+import { paramPaths } from "../sweep/grid.ts";
 import type { MetricStats, SweepPoint, SweepResult } from "../sweep/types.ts";
 import { sweepChartRuntime } from "./sweepChartRuntime.ts";
 import {
   failedRequirements,
   formatParamValue,
+  HEAP_METRIC,
   MEMORY_METRIC,
   metricLabel,
   noRecommendationSentences,
   paramName,
   pointByIndex,
   pointParamsText,
+  recommendationWarnings,
   requirementTallies,
   statsOf,
+  tieBreakersText,
   type RequirementTally,
 } from "./sweepLabels.ts";
 
 /** The metrics of the points table and the recommendation table, in column order. */
-const TABLE_METRICS = ["throughput.consumedPerSec.mean", MEMORY_METRIC, "latency.endToEnd.p99Ms", "lag.committed.max"];
+const TABLE_METRICS = ["throughput.consumedPerSec.mean", MEMORY_METRIC, HEAP_METRIC, "latency.endToEnd.p99Ms", "lag.committed.max"];
 
 const TABLE_HEADINGS: Readonly<Record<string, string>> = {
   "throughput.consumedPerSec.mean": "throughput (msg/s)",
   [MEMORY_METRIC]: "memory / consumer (MiB)",
+  [HEAP_METRIC]: "heap estimate / consumer (MiB)",
   "latency.endToEnd.p99Ms": "p99 latency (ms)",
   "lag.committed.max": "peak committed lag (msg)",
 };
@@ -62,7 +67,7 @@ export function renderSweepMarkdown(result: SweepResult): string {
 
 function sweptText(result: SweepResult): string {
   const swept = result.params
-    .map((p) => `${code(p.path)} over ${p.values.map(formatParamValue).join(", ")} (${code(p.spec)})`)
+    .map((p) => `${paramPaths(p).map(code).join(" = ")} over ${p.values.map(formatParamValue).join(", ")} (${code(p.spec)})`)
     .join(" and ");
   const seeds = result.seeds === 1 ? `seed ${result.baseSeed}` : `seeds ${result.baseSeed}–${result.baseSeed + result.seeds - 1}`;
   const lines = [
@@ -79,9 +84,11 @@ function sweptText(result: SweepResult): string {
 function objectiveText(result: SweepResult, tallies: RequirementTally[]): string {
   const o = result.recommendation?.objective ?? result.objective;
   const goal = `Objective: ${o.direction} ${code(o.metric)}`;
-  if (tallies.length === 0) return `${goal}; no requirements, so every point qualifies.`;
+  const ties = tieBreakersText(o, code);
+  const warnings = recommendationWarnings(result).map((w) => `\n\n> **Warning:** ${w}`).join("");
+  if (tallies.length === 0) return `${goal}; no requirements, so every point qualifies${ties}.${warnings}`;
   const rows = tallies.map((t) => row([code(t.requirement), `${t.met} of ${t.points}`]));
-  return [`${goal} among the points that meet every requirement (on the means over the seeds):`, "", "| requirement | points meeting it |", "|---|---:|", ...rows].join("\n");
+  return [`${goal} among the points that meet every requirement (on the means over the seeds)${ties}:`, "", "| requirement | points meeting it |", "|---|---:|", ...rows].join("\n") + warnings;
 }
 
 function recommendationText(result: SweepResult, recommended: SweepPoint, runnerUp: SweepPoint | null, metrics: string[]): string {
@@ -89,7 +96,7 @@ function recommendationText(result: SweepResult, recommended: SweepPoint, runner
   const lines = [
     `## Recommendation: ${pointParamsText(result.params, recommended)}`,
     "",
-    result.params.map((p) => `- ${code(`${p.path} = ${formatParamValue(recommended.params[p.path] ?? "")}`)}`).join("\n"),
+    result.params.flatMap(paramPaths).map((path) => `- ${code(`${path} = ${formatParamValue(recommended.params[path] ?? "")}`)}`).join("\n"),
     "",
     `Why: ${result.recommendation?.reason ?? ""}`,
     "",
@@ -141,5 +148,5 @@ function howToRead(result: SweepResult, metrics: string[]): string {
   });
   return `## How to read this
 
-${defined.length > 0 ? `${defined.join("\n")}\n\n` : ""}${spread} Memory per consumer is the peak of message bodies cached in one consumer's ProcessQueues, the heap that \`pullThresholdForQueue\` and \`pullThresholdSizeForQueue\` bound, not the whole JVM heap. A point is feasible when every requirement holds on its means; the recommendation is the best feasible point by the objective, the runner-up the next best. sweep.csv has every metric of every point, sweep.html the interactive charts, and sweep.json the raw runs.`;
+${defined.length > 0 ? `${defined.join("\n")}\n\n` : ""}${spread} Memory per consumer is the peak of message bodies cached in one consumer's ProcessQueues, what \`pullThresholdSizeForQueue\` bounds; the heap estimate adds RocketMQ's objects around each cached message (2 360 bytes: the MessageExt, its properties map and strings, the ProcessQueue entry and the consume task), which is what to size the cache's share of the JVM heap with — not the whole heap. A point is feasible when every requirement holds on its means; the recommendation is the best feasible point by the objective, the runner-up the next best. sweep.csv has every metric of every point, sweep.html the interactive charts, and sweep.json the raw runs.`;
 }

@@ -13,6 +13,7 @@ const TEXT_FILES = ["sweep.json", "sweep.csv", "sweep.html", "recommendation.md"
 const CHART_METRICS = [
   "throughput.consumedPerSec.mean",
   "memoryPerConsumerMiB",
+  "heapEstimateMiB",
   "lag.committed.max",
   "latency.endToEnd.p99Ms",
   "flowControl.perSec",
@@ -169,7 +170,7 @@ describe("renderSweep: missing values", () => {
     const files = await renderSweep(result, { charts: true });
     const row = text(files, "sweep.csv").split("\n")[1]!.split(",");
     expect(row.slice(1, 4)).toEqual(["", "", "0"]);
-    expect(text(files, "recommendation.md")).toContain("| 50 | – | – | – | – | no: misses");
+    expect(text(files, "recommendation.md")).toContain("| 50 | – | – | – | – | – | no: misses");
     const data = buildSweepChartData(result);
     expect(data.metrics.every((m) => m.stats[0] === null)).toBe(true);
     expect(data.points[0]!.memoryMiB).toBeNull();

@@ -2,6 +2,7 @@
 // behind a 4,000 msg/s producer until pullThresholdForQueue lets them pull far enough ahead. Numbers
 // come from a closed-form model plus deterministic noise per seed, then go through the sweep's own
 // assemble (Student-t intervals, requirements, recommendation), so everything but the runs is real.
+import { HEAP_BYTES_PER_MESSAGE } from "../metrics/heapEstimate.ts";
 import { assemble, type AssembleRun } from "../sweep/assemble.ts";
 import { gridPoint, gridSize, type GridPoint } from "../sweep/grid.ts";
 import type { RunMetrics, SweepParam, SweepResult } from "../sweep/types.ts";
@@ -46,6 +47,7 @@ function runMetrics(threshold: number, capacityPerSec: number, point: number, se
     "cache.bytesPerQueueMax": cachedPerQueue * 4096,
     "cache.bytesPerConsumerMax": bytes,
     memoryPerConsumerMiB: bytes / MIB,
+    heapEstimateMiB: (cachedPerQueue * 4 * HEAP_BYTES_PER_MESSAGE + bytes) / MIB,
     "latency.endToEnd.p99Ms": p99,
     "latency.endToEnd.p50Ms": p99 * 0.38,
     "flowControl.perSec": 160 * Math.exp(-threshold / 300) * jitter(5, 0.05),

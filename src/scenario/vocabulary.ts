@@ -72,7 +72,7 @@ export const SUMMARY_FIGURES: readonly string[] = [
   "replays.rollback", "replays.reset", "replays.rebalance", "replays.retryReplay",
   "lag.committed.final", "lag.committed.max", "lag.unpulled.final", "lag.unpulled.max",
   "cache.countPerQueueMax", "cache.bytesPerQueueMax", "cache.countPerConsumerMax",
-  "cache.bytesPerConsumerMax",
+  "cache.bytesPerConsumerMax", "cache.heapEstimateMiB",
   "flowControl.count", "flowControl.size", "flowControl.span", "flowControl.paused",
   "flowControl.total",
   "pulls.found", "pulls.noNewMsg", "pulls.noMatchedMsg", "pulls.offsetIllegal", "pulls.exception",

@@ -60,13 +60,14 @@ export function assemble(input: AssembleInput): SweepResult {
     points.push({ index, params: gridPoint(input.params, index), runs: own, stats: pointStats(own, keys), requirements: {}, feasible: false });
   }
   const objective: Objective = { metric: input.objective.metric, direction: input.objective.direction };
+  if (input.objective.tieBreakers !== undefined) objective.tieBreakers = input.objective.tieBreakers.map((t) => ({ metric: t.metric, tolerance: t.tolerance }));
   const evaluated = evaluatePoints(points, input.requires, objective);
   return {
     scenario: input.scenario,
     baseSeed: input.baseSeed,
     seeds: input.seeds,
     warmupMs: input.warmupMs,
-    params: input.params.map((p) => ({ path: p.path, spec: p.spec, values: [...p.values] })),
+    params: input.params.map((p) => (p.tied === undefined ? { path: p.path, spec: p.spec, values: [...p.values] } : { path: p.path, tied: [...p.tied], spec: p.spec, values: [...p.values] })),
     requires: [...input.requires],
     objective,
     points: evaluated,

@@ -152,3 +152,35 @@ describe("buildVariant", () => {
     expect(sweepError(() => buildVariant(raw, { "groups.3.config.x": 1 })).message).toBe("--param groups.3.config.x: groups.3: no such entry; groups is a list of 1, indexes 0 to 0");
   });
 });
+
+describe("tied parameters (--param a,b=values)", () => {
+  const MIN = "groups.0.config.consumeThreadMin";
+  const MAX = "groups.0.config.consumeThreadMax";
+
+  it("parse into one parameter whose first path names it and whose other paths are tied to it", () => {
+    expect(parseParam(`${MIN}, ${MAX}=10,20,40`)).toEqual({ path: MIN, tied: [MAX], spec: "10,20,40", values: [10, 20, 40] });
+    // A single path has no `tied` key at all, so sweep.json keeps its shape.
+    expect(Object.keys(parseParam(`${MIN}=10`))).toEqual(["path", "spec", "values"]);
+  });
+
+  it("set every tied path to the point's value: 2 values × 2 thresholds are 4 points, not 8", () => {
+    const params = parseParams([`${MIN},${MAX}=10,40`, `${P}=100,200`]);
+    expect(expandGrid(params)).toEqual([
+      { [MIN]: 10, [MAX]: 10, [P]: 100 },
+      { [MIN]: 10, [MAX]: 10, [P]: 200 },
+      { [MIN]: 40, [MAX]: 40, [P]: 100 },
+      { [MIN]: 40, [MAX]: 40, [P]: 200 },
+    ]);
+    const variant = buildVariant({ groups: [{ config: { consumeThreadMin: 20, consumeThreadMax: 20 } }] }, gridPoint(params, 2)) as { groups: { config: Record<string, number> }[] };
+    expect(variant.groups[0]!.config).toEqual({ consumeThreadMin: 40, consumeThreadMax: 40, pullThresholdForQueue: 100 });
+  });
+
+  it("reject an empty path, a path given twice, and a tied path another --param sets or contains", () => {
+    expect(sweepError(() => parseParam(`${MIN},=1`)).message).toMatch(/the path must be dot-separated keys .* comma-separated, to tie them/);
+    expect(sweepError(() => parseParams([`${MIN},${MIN}=1`])).message).toMatch(/already set by another path of the same --param/);
+    expect(sweepError(() => parseParams([`${MIN},${MAX}=1`, `${MAX}=2`])).message).toBe(
+      `--param ${MAX}=2: ${MAX} is already swept by --param ${MIN},${MAX}=1; give each path once`,
+    );
+    expect(sweepError(() => parseParams([`${P},groups.0.config=1`])).message).toMatch(/groups\.0\.config overlaps another path of the same --param \(groups\.0\.config\.pullThresholdForQueue\): one path lies inside the other/);
+  });
+});

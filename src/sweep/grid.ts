@@ -10,6 +10,10 @@
 //   - a geometric range   50..5000*2           start, start·factor, … while ≤ end (50, 100, …, 3200);
 //                         start > 0 and factor > 1.
 // Any value text containing ".." is read as a range, never as a list.
+//
+// Tied parameters: `--param a,b=values` sets every listed path to the same value at each point, so
+// they vary together instead of forming a grid (consumeThreadMin,consumeThreadMax=10,20,40 keeps
+// min ≤ max at every point). The first path names the parameter; the others are its `tied` paths.
 import type { SweepParam } from "./types.ts";
 import { describeValue, InputError } from "../scenario/errors.ts";
 import { applySets, parseSet } from "../scenario/overrides.ts";
@@ -17,7 +21,7 @@ import { SweepInputError } from "./errors.ts";
 
 export type ParamValue = number | string | boolean;
 
-/** One grid point: parameter path → value, keys in --param order. */
+/** One grid point: parameter path → value, keys in --param order (a tied parameter's paths in turn). */
 export type GridPoint = Record<string, ParamValue>;
 
 /** Values one --param may take: more would be a typo (a step of 1 instead of 100), not a sweep. */
@@ -34,11 +38,15 @@ export function parseParam(arg: string): SweepParam {
   const where = `--param ${arg}`;
   const eq = arg.indexOf("=");
   if (eq < 0) throw new SweepInputError(where, ACCEPTED);
-  const path = arg.slice(0, eq).trim();
-  // The same path rules as --set, so a path that works there works here.
-  if (path === "" || path.split(".").some((k) => k === "" || k === "__proto__")) {
-    throw new SweepInputError(where, "the path must be dot-separated keys and list indexes, e.g. groups.0.config.pullThresholdForQueue");
+  const paths = arg.slice(0, eq).split(",").map((p) => p.trim());
+  for (const path of paths) {
+    // The same path rules as --set, so a path that works there works here.
+    if (path === "" || path.split(".").some((k) => k === "" || k === "__proto__")) {
+      throw new SweepInputError(where, "the path must be dot-separated keys and list indexes, e.g. groups.0.config.pullThresholdForQueue (several, comma-separated, to tie them to the same values)");
+    }
   }
+  const path = paths[0]!;
+  const tied = paths.slice(1);
   const spec = arg.slice(eq + 1).trim();
   if (spec === "") throw new SweepInputError(where, `no values; ${ACCEPTED}`);
   const values = spec.includes("..") ? parseRange(spec, where) : parseList(spec, where);
@@ -51,7 +59,17 @@ export function parseParam(arg: string): SweepParam {
     if (seen.has(key)) throw new SweepInputError(where, `the value ${describeValue(v)} appears twice; each value may be given once`);
     seen.add(key);
   }
-  return { path, spec, values };
+  return tied.length > 0 ? { path, tied, spec, values } : { path, spec, values };
+}
+
+/** Every scenario path a parameter sets: its own, then its tied ones. */
+export function paramPaths(p: SweepParam): string[] {
+  return [p.path, ...(p.tied ?? [])];
+}
+
+/** How a parameter is written on the command line: "a" or "a,b" for tied paths. */
+export function paramText(p: SweepParam): string {
+  return paramPaths(p).join(",");
 }
 
 /**
@@ -61,14 +79,19 @@ export function parseParam(arg: string): SweepParam {
  */
 export function parseParams(args: readonly string[]): SweepParam[] {
   const params = args.map(parseParam);
-  params.forEach((p, i) => {
-    for (const q of params.slice(0, i)) {
-      if (p.path === q.path) throw new SweepInputError(`--param ${p.path}=${p.spec}`, `${p.path} is already swept by --param ${q.path}=${q.spec}; give each path once`);
-      if (isPrefix(p.path, q.path) || isPrefix(q.path, p.path)) {
-        throw new SweepInputError(`--param ${p.path}=${p.spec}`, `overlaps --param ${q.path}=${q.spec}: one path lies inside the other`);
+  // Every path against every earlier one, a tied parameter's own paths included.
+  const seen: { path: string; param: SweepParam }[] = [];
+  for (const p of params) {
+    for (const path of paramPaths(p)) {
+      for (const q of seen) {
+        const where = `--param ${paramText(p)}=${p.spec}`;
+        const other = q.param === p ? `another path of the same --param` : `--param ${paramText(q.param)}=${q.param.spec}`;
+        if (path === q.path) throw new SweepInputError(where, `${path} is already ${q.param === p ? "set by" : "swept by"} ${other}; give each path once`);
+        if (isPrefix(path, q.path) || isPrefix(q.path, path)) throw new SweepInputError(where, `${path} overlaps ${other} (${q.path}): one path lies inside the other`);
       }
+      seen.push({ path, param: p });
     }
-  });
+  }
   return params;
 }
 
@@ -201,7 +224,7 @@ export function gridPoint(params: readonly SweepParam[], index: number): GridPoi
     rest = Math.floor(rest / n);
   }
   params.forEach((p, i) => {
-    point[p.path] = p.values[digits[i]!]!;
+    for (const path of paramPaths(p)) point[path] = p.values[digits[i]!]!;
   });
   return point;
 }

@@ -31,6 +31,11 @@ const S = series([1, 2, 3, 4], {
   flowControlSpanPerSec: [1e9, 1e9, 0, 0],
   flowControlPausedPerSec: [1e9, 1e9, 3, 1],
 });
+// Two instances: after warm-up, c1 holds 100 messages of 1 MiB bodies then 10 of 3 MiB; c2 400 of 0.5 MiB.
+S.perConsumer.push(
+  { clientId: "c1", cachedBytes: [1e12, 1e12, 2 ** 20, 3 * 2 ** 20], cached: [1e9, 1e9, 100, 10], queues: [], poolBusy: [] },
+  { clientId: "c2", cachedBytes: [0, 0, 2 ** 19, 0], cached: [0, 0, 400, 0], queues: [], poolBusy: [] },
+);
 
 describe("SWEEP_METRICS", () => {
   it("lists every metric once, each with a unit, a direction and a description", () => {
@@ -60,6 +65,10 @@ describe("sweepMetrics", () => {
       "cache.bytesPerQueueMax": 8192,
       "cache.bytesPerConsumerMax": 3 * 2 ** 20,
       memoryPerConsumerMiB: 3,
+      // The largest instance-sample of cached × 2 360 B + bodies after warm-up: c1 at 4 s,
+      // 10 × 2 360 + 3·2^20 = 3 169 328 B (c1 at 3 s: 100 × 2 360 + 2^20 = 1 284 576; c2 at 3 s:
+      // 400 × 2 360 + 2^19 = 1 468 288 — more messages, yet less heap than c1's larger bodies).
+      heapEstimateMiB: (10 * 2360 + 3 * 2 ** 20) / 2 ** 20,
       "latency.endToEnd.p99Ms": 30, // the worst sample's p99
       "latency.endToEnd.p50Ms": 5,
       "flowControl.perSec": 4, // (1+0+0+3 + 2+1+0+1) / 2

@@ -3,6 +3,7 @@
 // Steady-state figures skip the warm-up: only samples taken strictly after it count (a sample at
 // tSec covers the interval ending at tSec, so one at exactly the warm-up's end still covers warm-up
 // time). Message counts are for the whole run: a message lost during warm-up is still lost.
+import { heapEstimateBytes } from "../metrics/heapEstimate.ts";
 import type { TimeSeries } from "../metrics/Sampler.ts";
 import type { RunMetrics } from "./types.ts";
 import { SweepInputError } from "./errors.ts";
@@ -29,6 +30,7 @@ export const SWEEP_METRICS: readonly SweepMetric[] = [
   { key: "cache.bytesPerQueueMax", unit: "B", better: "lower", description: "largest single ProcessQueue sampled after warm-up, body bytes" },
   { key: "cache.bytesPerConsumerMax", unit: "B", better: "lower", description: "largest consumer instance's cached body bytes sampled after warm-up" },
   { key: "memoryPerConsumerMiB", unit: "MiB", better: "lower", description: "cache.bytesPerConsumerMax in MiB: the message cache users size heaps with" },
+  { key: "heapEstimateMiB", unit: "MiB", better: "lower", description: "largest consumer instance's estimated cache heap sampled after warm-up: cached messages × 2 360 B of RocketMQ objects + their bodies (src/metrics/heapEstimate.ts)" },
   { key: "latency.endToEnd.p99Ms", unit: "ms", better: "lower", description: "worst per-sample p99 of born-to-consumed latency after warm-up (the worst sample's p99, not a whole-run p99)" },
   { key: "latency.endToEnd.p50Ms", unit: "ms", better: "lower", description: "mean of the per-sample median born-to-consumed latency after warm-up" },
   { key: "flowControl.perSec", unit: "1/s", better: "lower", description: "mean pull flow-control events per second (count + size + span + paused) after warm-up" },
@@ -82,12 +84,32 @@ export function sweepMetrics(summary: SweepSummaryInput, series: TimeSeries, war
     "cache.bytesPerQueueMax": max(pick(c.cachedBytesPerQueueMax)),
     "cache.bytesPerConsumerMax": bytesPerConsumerMax,
     memoryPerConsumerMiB: bytesPerConsumerMax / MIB,
+    heapEstimateMiB: heapPerConsumerMax(series, after) / MIB,
     "latency.endToEnd.p99Ms": max(pick(c.endToEndP99Ms, withConsumption)),
     "latency.endToEnd.p50Ms": mean(pick(c.endToEndP50Ms, withConsumption)),
     "flowControl.perSec": mean(flow),
     "messages.lost": summary.messages.lost,
     "messages.duplicates": summary.messages.duplicates,
   };
+}
+
+/**
+ * The largest estimated cache heap of one consumer instance over the given samples, bytes: per sample
+ * and instance, cached messages × HEAP_BYTES_PER_MESSAGE + cached body bytes. A series without the
+ * per-instance message counts (none recorded) gives NaN.
+ */
+function heapPerConsumerMax(series: TimeSeries, rows: readonly number[]): number {
+  let out = NaN;
+  for (const c of series.perConsumer) {
+    for (const i of rows) {
+      const count = c.cached[i];
+      const bytes = c.cachedBytes[i];
+      if (count === undefined || bytes === undefined) continue;
+      const heap = heapEstimateBytes(count, bytes);
+      if (!(heap <= out)) out = heap;
+    }
+  }
+  return out;
 }
 
 function mean(xs: readonly number[]): number {

@@ -30,6 +30,8 @@ function thresholdPoints(): SweepPoint[] {
 }
 
 const DEFAULT: Objective = { metric: P, direction: "minimize" };
+/** The default objective as resolveObjective gives it: DEFAULT with the tie-breakers. */
+const ROBUST: Objective = { ...DEFAULT, tieBreakers: [{ metric: "latency.endToEnd.p99Ms", tolerance: 0.05 }, { metric: "lag.committed.max", tolerance: 0.05 }] };
 
 function sweepError(fn: () => unknown): SweepInputError {
   try {
@@ -42,15 +44,15 @@ function sweepError(fn: () => unknown): SweepInputError {
 }
 
 describe("resolveObjective", () => {
-  it("defaults to minimizing the first numeric param, adding the throughput requirement once", () => {
-    expect(resolveObjective([threshold], {}, ["messages.lost == 0"])).toEqual({ objective: DEFAULT, requires: ["messages.lost == 0", DEFAULT_REQUIREMENT] });
+  it("defaults to minimizing the first numeric param with the tie-breakers, adding the throughput requirement once", () => {
+    expect(resolveObjective([threshold], {}, ["messages.lost == 0"])).toEqual({ objective: ROBUST, requires: ["messages.lost == 0", DEFAULT_REQUIREMENT] });
     expect(resolveObjective([threshold], {}, [DEFAULT_REQUIREMENT]).requires).toEqual([DEFAULT_REQUIREMENT]);
   });
 
   it("defaults to minimizing memory when the first param is not numeric or nothing is swept", () => {
     const profile: SweepParam = { path: "profile", spec: "4.9,5.x", values: [4.9, "5.x"] };
-    expect(resolveObjective([profile, threshold], {}, []).objective).toEqual({ metric: MEM, direction: "minimize" });
-    expect(resolveObjective([], {}, []).objective).toEqual({ metric: MEM, direction: "minimize" });
+    expect(resolveObjective([profile, threshold], {}, []).objective).toEqual({ ...ROBUST, metric: MEM });
+    expect(resolveObjective([], {}, []).objective).toEqual({ ...ROBUST, metric: MEM });
   });
 
   it("takes --minimize / --maximize as given, with no implied requirement", () => {
@@ -126,6 +128,7 @@ describe("recommend", () => {
       point: 1,
       runnerUp: 2,
       objective: DEFAULT,
+      warnings: [],
       reason:
         "pullThresholdForQueue=200: the smallest pullThresholdForQueue among points meeting all requirements; " +
         "pullThresholdForQueue=100 (better objective) fails throughput.consumedPerSec.mean >= 0.99 * best (throughput.consumedPerSec.mean = 8123, best = 10012); " +
@@ -186,6 +189,7 @@ describe("recommend", () => {
       point: null,
       runnerUp: null,
       objective: DEFAULT,
+      warnings: [],
       reason:
         "no point meets every requirement; throughput.consumedPerSec.mean > 20000 rules out the most (4 of 4 points), e.g. pullThresholdForQueue=100: throughput.consumedPerSec.mean = 8123",
     });
@@ -200,5 +204,73 @@ describe("recommend", () => {
     const pts = [point(0, { [P]: 100, [p2.path]: 1 }, {})];
     const r = recommend(evaluatePoints(pts, [], DEFAULT), DEFAULT, [threshold, p2]);
     expect(r.reason).toMatch(/^groups\.0\.config\.pullThresholdForQueue=100, groups\.1\.config\.pullThresholdForQueue=1: the smallest groups\.0\.config\.pullThresholdForQueue among all points$/);
+  });
+});
+
+describe("recommend: the default objective's tie-breakers", () => {
+  const P99 = "latency.endToEnd.p99Ms";
+  const LAG = "lag.committed.max";
+  const ROBUST_OBJECTIVE = resolveObjective([threshold], {}, []).objective;
+  /** Burst-then-drain: throughput equal everywhere; small thresholds pay with latency and backlog. */
+  function burstPoints(p99: number[], lag: number[], throughput = [10000, 10000, 10000, 10000]): SweepPoint[] {
+    return [100, 200, 500, 1000].map((t, i) => point(i, { [P]: t }, { [T]: throughput[i]!, [P99]: p99[i]!, [LAG]: lag[i]!, [MEM]: t / 100 }));
+  }
+
+  it("keeps only points within 5 % (plus both CIs) of the best p99, then of the best peak lag, and takes the smallest of those", () => {
+    // p99 best 1000 (ci 1): the bound is 1000 + 50 + 1 + 1 = 1052, so 1040 stays and 3000, 5000 leave.
+    // Lag among 500 and 1000: best 400, bound 400 + 20 + 2 = 422; 410 stays.
+    const pts = evaluatePoints(burstPoints([5000, 3000, 1000, 1040], [9000, 5000, 400, 410]), [DEFAULT_REQUIREMENT], ROBUST_OBJECTIVE);
+    const r = recommend(pts, ROBUST_OBJECTIVE, [threshold]);
+    expect([r.point, r.runnerUp]).toEqual([2, 3]);
+    expect(r.reason).toBe(
+      "pullThresholdForQueue=500: the smallest pullThresholdForQueue among points meeting all requirements and as good as the best on p99 end-to-end latency and peak committed lag (within 5 % plus the 95 % CIs); " +
+        "pullThresholdForQueue=200 (better objective, nearest of 2 that rank ahead) has p99 end-to-end latency 3000 ms, more than 5 % plus the 95 % CIs above the best 1000 ms of the points meeting the requirements; " +
+        "runner-up pullThresholdForQueue=1000",
+    );
+  });
+
+  it("the second tie-breaker decides among the points the first keeps", () => {
+    // p99 ties at 1000 for 500 and 1000; lag 800 vs 400: 800 > 422, so 1000 is recommended.
+    const r = recommend(evaluatePoints(burstPoints([5000, 3000, 1000, 1000], [9000, 5000, 800, 400]), [DEFAULT_REQUIREMENT], ROBUST_OBJECTIVE), ROBUST_OBJECTIVE, [threshold]);
+    expect(r.point).toBe(3);
+    expect(r.reason).toContain("pullThresholdForQueue=500 (better objective, nearest of 3 that rank ahead) has peak committed lag 800 msg, more than 5 %");
+    // The runner-up is the point that came closest: dropped last (by lag), not the smallest threshold.
+    expect(r.runnerUp).toBe(2);
+  });
+
+  it("seed noise alone does not drop a point: a mean within both 95 % intervals of the best stays", () => {
+    const pts = burstPoints([1000, 1100, 1000, 1000], [400, 400, 400, 400]);
+    // 1100 > 1000 × 1.05 + 2, but with intervals of ± 60 it is within 1050 + 60 + 60.
+    for (const p of pts) p.stats[P99] = { ...p.stats[P99]!, ci95: 60 };
+    const r = recommend(evaluatePoints(pts, [DEFAULT_REQUIREMENT], ROBUST_OBJECTIVE), ROBUST_OBJECTIVE, [threshold]);
+    expect([r.point, r.runnerUp]).toEqual([0, 1]);
+  });
+
+  it("warns when throughput does not vary, so the tie-breakers decided", () => {
+    const r = recommend(evaluatePoints(burstPoints([5000, 3000, 1000, 1040], [9000, 5000, 400, 410], [10000, 9950, 10010, 10020]), [DEFAULT_REQUIREMENT], ROBUST_OBJECTIVE), ROBUST_OBJECTIVE, [threshold]);
+    // Spread 70 ≤ 1 % of 10 020: flat. p99 and lag vary by far more than 1 %.
+    expect(r.warnings).toEqual([
+      "throughput.consumedPerSec.mean does not vary across the grid (9950–10020 msg/s: within 1 % or the 95 % CI): the recommendation rests on the tie-breakers (latency.endToEnd.p99Ms and lag.committed.max) — typical of a burst that drains before the run ends; check their charts",
+    ]);
+  });
+
+  it("warns that the smallest value wins only on cost when nothing the default looks at varies", () => {
+    const r = recommend(evaluatePoints(burstPoints([1000, 1000, 1001, 1000], [400, 401, 400, 400]), [DEFAULT_REQUIREMENT], ROBUST_OBJECTIVE), ROBUST_OBJECTIVE, [threshold]);
+    expect(r.point).toBe(0);
+    expect(r.warnings).toEqual([expect.stringMatching(/^throughput\.consumedPerSec\.mean does not vary across the grid \(10000 msg\/s: .*\), nor do latency\.endToEnd\.p99Ms and lag\.committed\.max: .*the smallest pullThresholdForQueue is recommended as the cheapest, not because it performs better$/)]);
+  });
+
+  it("no warning when throughput varies by more than 1 % and the widest interval", () => {
+    const r = recommend(evaluatePoints(thresholdPoints(), [DEFAULT_REQUIREMENT], ROBUST_OBJECTIVE), ROBUST_OBJECTIVE, [threshold]);
+    expect(r.warnings).toEqual([]);
+  });
+
+  it("an explicit objective metric that does not vary gets a warning", () => {
+    const objective: Objective = { metric: T, direction: "maximize" };
+    const r = recommend(evaluatePoints(burstPoints([1, 1, 1, 1], [1, 1, 1, 1], [10000, 10001, 10000, 10002]), [], objective), objective, [threshold]);
+    expect(r.warnings).toEqual([expect.stringMatching(/^throughput\.consumedPerSec\.mean does not vary across the grid \(10000–10002 msg\/s: within 1 % or the 95 % CI\): the points differ on it by noise at most/)]);
+    // Memory does vary (1 … 10 MiB): no warning.
+    const mem: Objective = { metric: MEM, direction: "minimize" };
+    expect(recommend(evaluatePoints(burstPoints([1, 1, 1, 1], [1, 1, 1, 1]), [], mem), mem, [threshold]).warnings).toEqual([]);
   });
 });

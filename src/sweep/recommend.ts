@@ -10,10 +10,16 @@
 // Points with no value (NaN mean) are ignored when finding `best`.
 //
 // The objective's metric is a SWEEP_METRICS key or the path of a numeric swept parameter. Without
-// --minimize / --maximize the default is "the smallest value of the FIRST swept parameter whose
-// throughput is within 1 % of the best": minimize that parameter subject to DEFAULT_REQUIREMENT.
-// When the first parameter is not numeric (or nothing is swept) it minimizes memoryPerConsumerMiB
-// under the same requirement instead.
+// --minimize / --maximize the default is "the smallest value of the FIRST swept parameter that is as
+// good as the best on throughput, p99 end-to-end latency and peak committed lag": DEFAULT_REQUIREMENT
+// (throughput within 1 % of the best) makes points feasible, the tie-breakers (tieBreak.ts: p99
+// latency, then peak lag, each within 5 % of the best feasible point's plus the 95 % intervals) keep
+// the feasible points that do not pay for a smaller value with latency or backlog, and the smallest
+// value among them wins. When the first parameter is not numeric (or nothing is swept) it minimizes
+// memoryPerConsumerMiB the same way instead.
+//
+// The recommendation carries warnings: the objective's metric does not vary across the grid (so it
+// cannot choose, and the smallest parameter values win ties), or nothing the default looks at varies.
 import { describeValue } from "../scenario/errors.ts";
 import { evaluateExpectation, type ExpectResult } from "../scenario/expect.ts";
 import { ExpectError, parseExpectation, type Expectation } from "../scenario/expectParser.ts";
@@ -21,7 +27,10 @@ import type { TimeSeries } from "../metrics/Sampler.ts";
 import { SERIES_COLUMNS, type SeriesColumn } from "../scenario/vocabulary.ts";
 import { SweepInputError } from "./errors.ts";
 import { SWEEP_METRIC_KEYS, sweepMetric } from "./metrics.ts";
+import { DEFAULT_TIE_BREAKERS, runnerUpOf, shortlist, type TieBreakDrop } from "./tieBreak.ts";
+import { fmt, hasData, label, metricName, pct, shortNames } from "./text.ts";
 import type { Recommendation, SweepParam, SweepPoint, SweepResult } from "./types.ts";
+import { objectiveWarnings } from "./warnings.ts";
 
 export type Objective = SweepResult["objective"];
 
@@ -51,7 +60,10 @@ export function resolveObjective(params: readonly SweepParam[], choice: Objectiv
   }
   const first = params[0];
   const metric = first !== undefined && isNumericParam(first) ? first.path : "memoryPerConsumerMiB";
-  return { objective: { metric, direction: "minimize" }, requires: requires.includes(DEFAULT_REQUIREMENT) ? [...requires] : [...requires, DEFAULT_REQUIREMENT] };
+  return {
+    objective: { metric, direction: "minimize", tieBreakers: DEFAULT_TIE_BREAKERS.map((t) => ({ ...t })) },
+    requires: requires.includes(DEFAULT_REQUIREMENT) ? [...requires] : [...requires, DEFAULT_REQUIREMENT],
+  };
 }
 
 function isNumericParam(p: SweepParam): boolean {
@@ -140,10 +152,6 @@ function evaluate(r: Requirement, point: SweepPoint, best: number): ExpectResult
   return evaluateExpectation(r.expectation, { summary: meansSummary(point), series: EMPTY_SERIES, variables: { best } });
 }
 
-/** A point has data when at least one complete run went into its statistics. */
-function hasData(point: SweepPoint): boolean {
-  return Object.values(point.stats).some((s) => s.n > 0);
-}
 
 /**
  * Evaluates every requirement on every point's means; returns the points (new objects) with
@@ -196,24 +204,30 @@ function compareRank(a: SweepPoint, b: SweepPoint, objective: Objective, params:
 }
 
 /**
- * The best feasible point by the objective and the runner-up (second best feasible), with the reason
- * in words: what was chosen and why, and the nearest point with a better objective that a requirement
- * ruled out. With no feasible point, `point` is null and the reason names the requirement that rules
+ * The best feasible point by the objective and the runner-up (second best), with the reason in words:
+ * what was chosen and why, and the nearest point with a better objective that a requirement or a
+ * tie-breaker ruled out. With tie-breakers only the feasible points that survive them (tieBreak.ts)
+ * are ranked. With no feasible point, `point` is null and the reason names the requirement that rules
  * out the most points. Expects points from evaluatePoints.
  */
 export function recommend(points: readonly SweepPoint[], objective: Objective, params: readonly SweepParam[]): Recommendation {
   const ranked = points.filter((p) => !Number.isNaN(objectiveValue(p, objective))).sort((a, b) => compareRank(a, b, objective, params));
   const feasible = ranked.filter((p) => p.feasible);
-  const chosen = feasible[0];
-  const runnerUp = feasible[1];
-  const base = { objective: { metric: objective.metric, direction: objective.direction } };
+  const tieBreakers = objective.tieBreakers ?? [];
+  const { kept, dropped } = shortlist(feasible, tieBreakers);
+  const chosen = kept[0];
+  const runnerUp = runnerUpOf(feasible, kept, dropped);
+  const base = { objective: copyObjective(objective), warnings: objectiveWarnings(points, objective, params) };
   if (chosen === undefined) return { point: null, runnerUp: null, ...base, reason: infeasibleReason(points, ranked, objective, params) };
   const names = shortNames(params);
   const requires = Object.keys(chosen.requirements);
+  const among = requires.length > 0 ? "points meeting all requirements" : "all points";
+  const tolerances = [...new Set(tieBreakers.map((t) => pct(t.tolerance)))].join("/");
+  const ties = tieBreakers.length > 0 ? ` and as good as the best on ${tieBreakers.map((t) => metricName(t.metric)).join(" and ")} (within ${tolerances} plus the 95 % CIs)` : "";
   const parts = [
-    `${label(chosen, params, names)}: the ${objective.direction === "minimize" ? "smallest" : "largest"} ${objectiveText(chosen, objective, names)} among ${requires.length > 0 ? "points meeting all requirements" : "all points"}`,
+    `${label(chosen, params, names)}: the ${objective.direction === "minimize" ? "smallest" : "largest"} ${objectiveText(chosen, objective, names)} among ${among}${ties}`,
   ];
-  const better = ranked.slice(0, ranked.indexOf(chosen)).filter((p) => !p.feasible);
+  const better = ranked.slice(0, ranked.indexOf(chosen));
   // The nearest point with a strictly better objective answers "why not a smaller threshold?"; a
   // point ranked ahead only by a tie (same objective, smaller other parameters) is shown when no
   // point is strictly better.
@@ -222,13 +236,30 @@ export function recommend(points: readonly SweepPoint[], objective: Objective, p
   if (nearest !== undefined) {
     const why = tied(nearest) ? "same objective, smaller parameters" : "better objective";
     const others = better.length > 1 ? `, nearest of ${better.length} that rank ahead` : "";
-    parts.push(`${label(nearest, params, names)} (${why}${others}) ${failureText(nearest, points)}`);
+    const drop = dropped.get(nearest.index);
+    const what = nearest.feasible && drop !== undefined ? dropText(drop) : failureText(nearest, points);
+    parts.push(`${label(nearest, params, names)} (${why}${others}) ${what}`);
   }
   if (runnerUp !== undefined) {
     const figure = objectiveFigure(runnerUp, objective);
     parts.push(`runner-up ${label(runnerUp, params, names)}${figure === null ? "" : ` (${objective.metric} ${figure})`}`);
   }
   return { point: chosen.index, runnerUp: runnerUp?.index ?? null, ...base, reason: parts.join("; ") };
+}
+
+function copyObjective(objective: Objective): Objective {
+  const out: Objective = { metric: objective.metric, direction: objective.direction };
+  if (objective.tieBreakers !== undefined) out.tieBreakers = objective.tieBreakers.map((t) => ({ metric: t.metric, tolerance: t.tolerance }));
+  return out;
+}
+
+/** "has p99 end-to-end latency 48,120 ms, more than 5 % above the best 39,020 ms (of the points meeting the requirements)". */
+function dropText(d: TieBreakDrop): string {
+  const unit = sweepMetric(d.metric)?.unit ?? "";
+  const higher = sweepMetric(d.metric)?.better === "higher";
+  const u = unit === "" ? "" : ` ${unit}`;
+  if (Number.isNaN(d.mean)) return `has no ${metricName(d.metric)}`;
+  return `has ${metricName(d.metric)} ${fmt(d.mean)}${u}, more than ${pct(d.tolerance)} plus the 95 % CIs ${higher ? "below" : "above"} the best ${fmt(d.best)}${u} of the points meeting the requirements`;
 }
 
 function infeasibleReason(points: readonly SweepPoint[], ranked: readonly SweepPoint[], objective: Objective, params: readonly SweepParam[]): string {
@@ -275,26 +306,3 @@ function objectiveFigure(point: SweepPoint, objective: Objective): string | null
   return `mean ${fmt(s.mean)}${s.n > 1 ? ` ± ${fmt(s.ci95)}` : ""}`;
 }
 
-/** "pullThresholdForQueue=200, consumeThreadMax=20"; "the base scenario" when nothing is swept. */
-function label(point: SweepPoint, params: readonly SweepParam[], names: Record<string, string>): string {
-  if (params.length === 0) return "the base scenario";
-  return params.map((p) => `${names[p.path]}=${String(point.params[p.path])}`).join(", ");
-}
-
-/** A parameter's last path segment when no other parameter shares it and it is not a list index. */
-function shortNames(params: readonly SweepParam[]): Record<string, string> {
-  const last = (path: string) => path.split(".").pop()!;
-  const out: Record<string, string> = {};
-  for (const p of params) {
-    const short = last(p.path);
-    const unique = params.filter((q) => last(q.path) === short).length === 1;
-    out[p.path] = unique && !/^\d+$/.test(short) ? short : p.path;
-  }
-  return out;
-}
-
-function fmt(v: number): string {
-  if (!Number.isFinite(v)) return String(v);
-  if (Number.isInteger(v)) return String(v);
-  return Math.abs(v) >= 100 ? v.toFixed(1).replace(/\.0$/, "") : String(Number(v.toPrecision(4)));
-}

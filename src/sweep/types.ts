@@ -5,6 +5,11 @@
 /** One swept parameter: a dot path into the scenario JSON and the values it takes, in order. */
 export interface SweepParam {
   path: string;
+  /**
+   * Further paths set to the same value at every point (`--param a,b=…`), e.g. consumeThreadMax tied
+   * to consumeThreadMin. Absent when the parameter sets one path.
+   */
+  tied?: string[];
   /** As the user wrote it, e.g. "100..2000:100". */
   spec: string;
   values: (number | string | boolean)[];
@@ -42,13 +47,32 @@ export interface SweepPoint {
   feasible: boolean;
 }
 
+/**
+ * A tie-breaker of the default objective (tieBreak.ts): among the feasible points, only those whose
+ * mean of `metric` is as good as the best one's — within `tolerance` (a fraction of the best) plus both
+ * points' 95 % intervals — stay candidates.
+ */
+export interface TieBreaker {
+  metric: string;
+  tolerance: number;
+}
+
+export interface SweepObjective {
+  metric: string;
+  direction: "minimize" | "maximize";
+  /** Applied in order to the feasible points before the objective ranks them; absent = none. */
+  tieBreakers?: TieBreaker[];
+}
+
 export interface Recommendation {
   /** Grid index of the recommended point, or null when no point meets every requirement. */
   point: number | null;
   runnerUp: number | null;
-  objective: { metric: string; direction: "minimize" | "maximize" };
-  /** Why: which requirement rules out the better points next to it, in words. */
+  objective: SweepObjective;
+  /** Why: which requirement or tie-breaker rules out the better points next to it, in words. */
   reason: string;
+  /** Sentences the user should read before shipping the value: e.g. the objective does not vary. */
+  warnings: string[];
 }
 
 export interface SweepResult {
@@ -60,7 +84,7 @@ export interface SweepResult {
   params: SweepParam[];
   /** The requirements as given (`--require`), in order. */
   requires: string[];
-  objective: { metric: string; direction: "minimize" | "maximize" };
+  objective: SweepObjective;
   points: SweepPoint[];
   recommendation: Recommendation | null;
   /** "i/n" when this is one shard's partial result; null for a whole (or merged) sweep. */
