@@ -2,6 +2,7 @@
 // system, no terminal: it runs inside the simulation worker in production and inline in tests, with
 // the same code either way, and hands back a Map of file name → content for the CLI to write.
 import type { RunResult, SimulateOptions } from "../run/simulate.ts";
+import { explainAlongside, type ExplainedRun } from "../explain/explain.ts";
 import type { Summary } from "../metrics/summary.ts";
 import { formatBytes } from "../scenario/units.ts";
 import { reportReserve } from "./resourceGuards.ts";
@@ -66,7 +67,7 @@ export interface Progress {
 export type SimulateFn = (scenario: unknown, options?: SimulateOptions) => RunResult;
 export type RenderFn = (
   result: RunResult,
-  options: { charts: boolean; traceJsonl?: string; runJson?: object },
+  options: { charts: boolean; traceJsonl?: string; runJson?: object; why?: ExplainedRun },
 ) => Promise<Map<string, Uint8Array | string>>;
 
 export interface ComputeDeps {
@@ -95,8 +96,15 @@ export async function computeRun(request: RunRequest, deps: ComputeDeps, control
   // Finishing the run (and rendering the report, charts above all) needs memory after the stop: keep some back.
   const reserve = memoryLimit === undefined ? 0 : reportReserve(memoryLimit, request.report !== false);
   const kept = ` less ${formatBytes(reserve)} kept for ${request.report === false ? "the summary" : "writing the report"}`;
+  // The report's "Why" section is explained during this very run: a capture filter streams the records
+  // the explainer reads into it and keeps none (or, with --trace, keeps every record for trace.jsonl).
+  const why = request.report === false ? null : explainAlongside();
+  let explaining = false;
+  const captureTrace: Pick<SimulateOptions, "captureTrace"> = why !== null
+    ? { captureTrace: (cl) => ((explaining = true), why.captureTrace(cl, request.trace)) }
+    : request.trace ? { captureTrace: () => () => true } : {};
   const result = deps.simulate(request.scenario, {
-    ...(request.trace ? { captureTrace: () => () => true } : {}),
+    ...captureTrace,
     ...(request.checkEveryUs ? { checkEveryUs: request.checkEveryUs } : {}),
     ...(request.maxEvents !== undefined ? { maxEvents: request.maxEvents } : {}),
     onProgress: (simulatedUs, totalUs, events) => {
@@ -121,6 +129,8 @@ export async function computeRun(request: RunRequest, deps: ComputeDeps, control
   }
   const rendered = await deps.render(result, {
     charts: request.charts,
+    // A stand-in simulate (tests) may not install the filter: then there is nothing to explain.
+    ...(why !== null && explaining ? { why: why.finish(result) } : {}),
     ...(traceJsonl !== undefined ? { traceJsonl } : {}),
     runJson: run,
   });

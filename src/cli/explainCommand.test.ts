@@ -22,7 +22,7 @@ describe("rmqsim explain", () => {
     const r = await explainCli("--top", "2");
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^slow \(seed \d+, profile 4\.9, 8\.000s simulated\): 2 of 4 queue\(s\) explained\n/);
+    expect(r.out).toMatch(/^slow \(seed \d+, profile 4\.9, 8\.000s simulated\): 2 of 5 queue\(s\) explained\n/); // 4 queues and %RETRY%G1
     expect(r.out).toContain("[flowControl.count, slow]");
     expect(r.out).toContain("> pullThresholdForQueue 1 000");
     expect(r.out).toContain("· raise consumeThreadMin");
@@ -33,14 +33,17 @@ describe("rmqsim explain", () => {
     expect(r.code).toBe(0);
     const e = JSON.parse(r.out);
     expect(e.queues.map((q: { queue: string }) => q.queue)).toEqual(["TopicTest@broker-a#3"]);
-    expect(e.queues[0].intervals[0]).toMatchObject({ reason: "flowControl.count", ongoing: true, endUs: 8_000_000 });
+    // After the saturated pool's interval (8 threads busy, messages waiting), count flow control to the end.
+    expect(e.queues[0].intervals.map((i: { reason: string }) => i.reason)).toEqual(["poolSaturated", "flowControl.count"]);
+    expect(e.queues[0].intervals[1]).toMatchObject({ reason: "flowControl.count", ongoing: true, endUs: 8_000_000 });
     expect(typeof e.traceHash).toBe("string");
   });
 
   it("--at and --window keep the intervals that overlap [at, at + window]", async () => {
     const r = await explainCli("--json", "--at", "0s", "--window", "1s");
     const e = JSON.parse(r.out);
-    expect(e.queues.every((q: { intervals: unknown[] }) => q.intervals.length === 0)).toBe(true);
+    // The caches fill after about 3 s: in the first second only the saturated pool shows.
+    expect(e.queues.every((q: { intervals: { reason: string }[] }) => q.intervals.every((i) => i.reason === "poolSaturated"))).toBe(true);
   });
 
   it.each([

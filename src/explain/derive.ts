@@ -1,6 +1,7 @@
 // From captured trace records to raw intervals per (group, queue): one pass in time order, each record
 // moving a small state machine per queue — runs of flow-control deferrals, pull failures, pauses, the
-// owner set, OFFSET_ILLEGAL recoveries. Reads the records and the scenario (the input), nothing else.
+// owner set, OFFSET_ILLEGAL recoveries, pull expiry. Reads the records and the scenario (the input), and
+// at the end the capture's aggregate (enrich.ts: pool saturation, failed send-backs, delaying holds).
 import { DROP_REASON, FLOW_KIND, LATER_REASON } from "../client/trace.ts";
 import { clientSlot } from "../protocol/address.ts";
 import { ResponseCode } from "../protocol/codes.ts";
@@ -8,41 +9,12 @@ import type { Routes } from "../protocol/routes.ts";
 import type { FaultModel } from "../scenario/faultTypes.ts";
 import type { Model } from "../scenario/types.ts";
 import type { TraceRecord } from "../sim/Trace.ts";
-import { FAIL_GAP_US, FAULT_LOOKBACK_US, faultTouches, FLOW_DELAY_US, FLOW_GAP_US, INTERVAL_MIN_US, PULL_TIMEOUT_US, queueKey, type PullLog, type RawInterval } from "./intervals.ts";
+import type { CaptureAggregate } from "./aggregate.ts";
+import { enrich, type EnrichHost } from "./enrich.ts";
+import { FaultLog } from "./faultLog.ts";
+import { FAIL_GAP_US, failCause, FAULT_LOOKBACK_US, faultTouches, FLOW_DELAY_US, FLOW_GAP_US, INTERVAL_MIN_US, PULL_TIMEOUT_US, queueKey, sharedClientId, type PullLog, type RawInterval } from "./intervals.ts";
+import { QueueState, type Run } from "./queueState.ts";
 import { REASON, type ReasonCode } from "./types.ts";
-
-interface Run {
-  startUs: number;
-  lastUs: number;
-  endUs: number;
-  figures: Record<string, number | string>;
-}
-
-/** One consumer slot's committed offset on the queue (its offsetUpdate records) and since when. */
-interface Committed {
-  offset: number;
-  sinceUs: number;
-}
-
-class QueueState {
-  readonly owners = new Map<number, number>();
-  everOwned = false;
-  ownerless: Run | null = null;
-  readonly flow = new Map<string, Run>();
-  readonly fail = new Map<number, Run>();
-  readonly later = new Map<string, Run>();
-  readonly illegal = new Map<number, Run>();
-  readonly committed = new Map<number, Committed>();
-  /** The offset each slot's next pull asks for: pqCreated's nextOffset, then each answer's nextBeginOffset. */
-  readonly nextOffset = new Map<number, number>();
-  /** Time of the last pullResult per slot, to tell an error's pullLater from a refused connection's. */
-  readonly lastResultUs = new Map<number, number>();
-  readonly pulls: PullLog = { tUs: [], msgs: [] };
-  constructor(
-    readonly group: number,
-    readonly mq: number,
-  ) {}
-}
 
 export interface Derived {
   intervals: RawInterval[];
@@ -52,16 +24,19 @@ export interface Derived {
 }
 
 
-/** Derives the raw intervals of the queues `mqs` from the records, for a run that lasted `durationUs`. */
-export function derive(records: readonly TraceRecord[], model: Model, routes: Routes, mqs: readonly number[], durationUs: number): Derived {
-  return new Deriver(model, routes, mqs, durationUs).run(records);
+/**
+ * Derives the raw intervals of the queues `mqs` from the records, for a run that lasted `durationUs`;
+ * with the capture's `aggregate` (explainCapture), also the reasons it measured (pool, send-backs, holds).
+ */
+export function derive(records: readonly TraceRecord[], model: Model, routes: Routes, mqs: readonly number[], durationUs: number, aggregate?: CaptureAggregate): Derived {
+  return new Deriver(model, routes, mqs, durationUs, aggregate).run(records);
 }
 
 /**
  * The derivation as a stream: `feed` each record in time order (a capture filter can feed it as the run
  * goes, holding no records), then `result` once. `derive` is the same over a captured array.
  */
-export class Deriver {
+export class Deriver implements EnrichHost {
   private readonly states = new Map<string, QueueState>();
   private readonly out: RawInterval[] = [];
   private readonly slotGroup: number[] = [];
@@ -69,23 +44,28 @@ export class Deriver {
   /** The latest pullThresholdForQueue / SizeForQueue per slot (thresholdChanged: per-topic thresholds). */
   private readonly thresholds = new Map<number, { count: number; sizeMiB: number }>();
   /** Every fault applied so far (its `fault` records): index, start and end (Infinity while it lasts). */
-  private readonly faultLog: { index: number; startUs: number; endUs: number }[] = [];
+  private readonly faultLog: FaultLog;
   /** Slots crashed or stopped by a fault, with the fault's label and mode. */
   private readonly dead = new Map<number, { sinceUs: number; label: string; mode: string }>();
 
   constructor(
-    private readonly model: Model,
+    readonly model: Model,
     private readonly routes: Routes,
     mqs: readonly number[],
-    private durationUs: number,
+    public durationUs: number,
+    /** The capture's aggregate (explainCapture), read at `result`; fed by the filter as the run goes. */
+    private readonly aggregate?: CaptureAggregate,
   ) {
+    this.faultLog = new FaultLog(model.faults);
     for (const g of model.groups) {
       for (let i = 0; i < g.instancesMax; i++) {
         this.slotGroup.push(g.index);
         this.slotClient.push(g.clientIds[i]!);
       }
       const topics = new Set(g.subscriptions.map((s) => s.topic));
-      for (const mq of mqs) if (topics.has(routes.queues[mq]!.topicIndex)) this.states.set(queueKey(g.index, mq), new QueueState(g.index, mq));
+      // The group's own %RETRY% queues too (every instance subscribes to them, spec §9.2).
+      const ofGroup = (mq: number) => topics.has(routes.queues[mq]!.topicIndex) || routes.topics[routes.queues[mq]!.topicIndex]!.retryOf === g.index;
+      for (const mq of mqs) if (ofGroup(mq)) this.states.set(queueKey(g.index, mq), new QueueState(g.index, mq));
     }
   }
 
@@ -103,6 +83,7 @@ export class Deriver {
   result(durationUs?: number): Derived {
     if (durationUs !== undefined) this.durationUs = durationUs;
     for (const s of this.states.values()) this.finish(s);
+    if (this.aggregate !== undefined) enrich(this, this.aggregate, this.out);
     const pulls = new Map<string, PullLog>();
     for (const [k, s] of this.states) pulls.set(k, s.pulls);
     return { intervals: this.out, pulls, keys: [...this.states.keys()] };
@@ -146,8 +127,7 @@ export class Deriver {
   // ------------------------------------------------------------------------------ owners
 
   private onFault(t: number, index: number, phase: number): void {
-    if (phase === 0) this.faultLog.push({ index, startUs: t, endUs: Infinity });
-    else for (const e of this.faultLog) if (e.index === index && e.endUs === Infinity) e.endUs = t;
+    this.faultLog.onFault(t, index, phase);
     const f = this.model.faults[index];
     if (f === undefined || phase !== 0 || (f.kind !== "consumerCrash" && f.kind !== "consumerStop")) return;
     const mode = f.kind === "consumerCrash" ? f.mode : "stopped";
@@ -172,12 +152,15 @@ export class Deriver {
 
   private onOwnerAdded(s: QueueState, t: number, slot: number, nextOffset: number): void {
     this.dead.delete(slot);
+    if (!s.owners.has(slot)) s.ownedBy.push({ slot, fromUs: t, toUs: Infinity });
     s.owners.set(slot, t);
     s.nextOffset.set(slot, nextOffset);
     s.everOwned = true;
     // The queue is back (recreated by a rebalance): every OFFSET_ILLEGAL recovery on it ends here.
     for (const run of s.illegal.values()) this.close(s, REASON.offsetIllegal, { ...run, endUs: t, figures: { ...run.figures, recreatedUs: t } }, false);
     s.illegal.clear();
+    for (const run of s.expired.values()) this.close(s, REASON.pullExpired, { ...run, endUs: t, figures: { ...run.figures, recreatedUs: t } }, false);
+    s.expired.clear();
     const run = s.ownerless;
     if (run === null) return;
     s.ownerless = null;
@@ -186,15 +169,21 @@ export class Deriver {
 
   private onOwnerRemoved(s: QueueState, t: number, slot: number, reason: number): void {
     if (!s.owners.has(slot)) return;
-    const cause = reason === DROP_REASON.pullExpired ? "pull expired (no pull for 120 s)" : reason === DROP_REASON.offsetIllegal ? "offsetIllegal" : "moved away by a rebalance";
+    if (reason === DROP_REASON.pullExpired) {
+      // Dropped for no pull in PULL_MAX_IDLE_TIME: idle since its last answer, until a rebalance recreates it.
+      const idleSince = s.lastResultUs.get(slot) ?? s.owners.get(slot)!;
+      s.expired.set(slot, { startUs: idleSince, lastUs: t, endUs: t, figures: { consumer: this.clientOf(slot), droppedUs: t, idleSinceUs: idleSince } });
+    }
+    const cause = reason === DROP_REASON.pullExpired ? "pullExpired" : reason === DROP_REASON.offsetIllegal ? "offsetIllegal" : "moved away by a rebalance";
     this.removeOwner(s, t, slot, { cause });
   }
 
   private removeOwner(s: QueueState, t: number, slot: number, figures: Record<string, string>): void {
     s.owners.delete(slot);
+    for (const o of s.ownedBy) if (o.slot === slot && o.toUs === Infinity) o.toUs = t;
     if (s.owners.size > 0 || s.ownerless !== null) return;
-    // An OFFSET_ILLEGAL drop is explained by its own interval, not as a missing owner.
-    if (figures.cause === "offsetIllegal") return;
+    // OFFSET_ILLEGAL and pull-expiry drops are explained by their own intervals, not as a missing owner.
+    if (figures.cause === "offsetIllegal" || figures.cause === "pullExpired") return;
     s.ownerless = { startUs: t, lastUs: t, endUs: t, figures: { ...figures, lostOwner: this.slotClient[slot] ?? String(slot) } };
   }
 
@@ -298,7 +287,12 @@ export class Deriver {
     // The fault that began within a pull time-out before the interval (or inside it), if one touches the broker.
     const f = this.faultWhere((x, e) => faultTouches(x, broker) && e.startUs <= run.endUs && e.startUs >= run.startUs - FAULT_LOOKBACK_US);
     if (f !== undefined) figures.fault = f;
-    this.close(s, REASON.pullFailures, { ...run, figures }, ongoing);
+    const kind = f === undefined ? undefined : this.model.faults.find((x) => x.label === f)?.kind;
+    figures.cause = failCause(kind, figures);
+    // A pull sent before the fault (held at the broker on an idle queue) only failed from the fault on.
+    const faultStartUs = f === undefined ? -1 : this.faultLog.startOf(f);
+    const startUs = faultStartUs > run.startUs && faultStartUs <= run.endUs ? faultStartUs : run.startUs;
+    this.close(s, REASON.pullFailures, { ...run, startUs, figures }, ongoing);
   }
 
   private onPullLater(s: QueueState, t: number, slot: number, reason: number, delayMs: number): void {
@@ -348,21 +342,44 @@ export class Deriver {
     for (const [key, run] of [...s.later]) this.closeLater(s, key, run, ongoing(run));
     for (const run of s.illegal.values()) this.close(s, REASON.offsetIllegal, { ...run, endUs: end }, true);
     s.illegal.clear();
-    if (s.ownerless !== null) this.close(s, REASON.noOwner, { ...s.ownerless, endUs: end }, true);
+    for (const run of s.expired.values()) this.close(s, REASON.pullExpired, { ...run, endUs: end }, true);
+    s.expired.clear();
+    const shared = sharedClientId(this.model.groups[s.group]!, this.faultLog.applied(), (slot) => this.clientOf(slot));
+    if (s.ownerless !== null) this.close(s, REASON.noOwner, { ...s.ownerless, endUs: end, figures: shared === undefined ? s.ownerless.figures : { ...s.ownerless.figures, sharedClientId: shared } }, true);
     else if (!s.everOwned) {
       const start = this.model.groups[s.group]!.startAtUs;
-      this.close(s, REASON.noOwner, { startUs: start, lastUs: start, endUs: end, figures: { cause: "never assigned" } }, true);
+      const figures: Record<string, string> = { cause: "never assigned" };
+      if (shared !== undefined) figures.sharedClientId = shared;
+      this.close(s, REASON.noOwner, { startUs: start, lastUs: start, endUs: end, figures }, true);
     }
   }
 
+  // ------------------------------------------------------------------------------ EnrichHost
+
+  brokerOf(mq: number): number {
+    return this.routes.queues[mq]!.brokerIndex;
+  }
+
+  groupOf(slot: number): number | undefined {
+    return this.slotGroup[slot];
+  }
+
+  clientOf(slot: number): string {
+    return this.slotClient[slot] ?? String(slot);
+  }
+
+  owned(): Iterable<QueueState> {
+    return this.states.values();
+  }
+
+  push(group: number, mq: number, reason: ReasonCode, startUs: number, endUs: number, ongoing: boolean, figures: Record<string, number | string>): void {
+    const s = this.states.get(queueKey(group, mq));
+    if (s !== undefined) this.close(s, reason, { startUs, lastUs: endUs, endUs, figures }, ongoing);
+  }
+
   /** The label of the latest applied fault that passes `test`, if any. */
-  private faultWhere(test: (f: FaultModel, e: { startUs: number; endUs: number }) => boolean): string | undefined {
-    for (let i = this.faultLog.length - 1; i >= 0; i--) {
-      const e = this.faultLog[i]!;
-      const f = this.model.faults[e.index];
-      if (f !== undefined && test(f, e)) return f.label;
-    }
-    return undefined;
+  faultWhere(test: (f: FaultModel, e: { startUs: number; endUs: number }) => boolean): string | undefined {
+    return this.faultLog.where(test);
   }
 
   private close(s: QueueState, reason: ReasonCode, run: Run, ongoing: boolean): void {

@@ -76,7 +76,7 @@ describe("explain: the reasons named on the shipped scenarios", () => {
     expect(e.queues.flatMap((q) => withReason(q, REASON.flowControlCount))).toEqual([]);
   });
 
-  it("count-flow-control: count flow control from when the cache fills (threshold ÷ surplus per queue) to the end", () => {
+  it("count-flow-control: the pool saturates first, then count flow control from when the cache fills (threshold ÷ surplus per queue) to the end, caused by the full pool", () => {
     const model = scenario("count-flow-control");
     const durationUs = 20 * S;
     const e = explain(model, { durationUs });
@@ -85,10 +85,23 @@ describe("explain: the reasons named on the shipped scenarios", () => {
     const consumeRate = g.config.consumeThreadMin / 0.01; // 10 ms a message (the listener's consumeTime)
     const surplusPerQueue = (topic.produce!.rate - consumeRate) / topic.queuesPerBroker;
     const fillUs = (g.config.pullThresholdForQueue / surplusPerQueue) * S;
-    expect(e.queues).toHaveLength(topic.queuesPerBroker);
-    for (const q of e.queues) {
-      expect(q.intervals.map((i) => i.reason)).toEqual([REASON.flowControlCount]);
-      const i = q.intervals[0]!;
+    const ordinary = e.queues.filter((q) => !q.queue.startsWith("%RETRY%"));
+    expect(ordinary).toHaveLength(topic.queuesPerBroker);
+    // Executor-queue wait once every queue's cache is full: the cached messages of all queues ahead, at the pool's rate.
+    const fullWaitUs = ((topic.queuesPerBroker * g.config.pullThresholdForQueue) / consumeRate) * S;
+    for (const q of ordinary) {
+      // Before the cache fills, the 8 threads are already all busy and messages wait ever longer.
+      expect(q.intervals.map((i) => i.reason)).toEqual([REASON.poolSaturated, REASON.flowControlCount]);
+      const [pool, i] = q.intervals as [ExplainedInterval, ExplainedInterval];
+      expect(pool.startUs).toBeLessThan(0.5 * S);
+      expect(pool.endUs).toBe(i.startUs);
+      expect(pool.figures.poolThreads).toBe(g.config.consumeThreadMin);
+      expect(i.figures.poolSaturated).toBe(1);
+      expect(i.figures.poolThreads).toBe(g.config.consumeThreadMin);
+      expect(i.figures.poolWaitMaxMs as number).toBeGreaterThan((0.9 * fullWaitUs) / 1000);
+      expect(i.figures.poolWaitMaxMs as number).toBeLessThanOrEqual((((topic.queuesPerBroker * (g.config.pullThresholdForQueue + g.config.pullBatchSize)) / consumeRate) * S) / 1000);
+      expect(i.figures.poolWaitMeanMs as number).toBeGreaterThan((0.7 * fullWaitUs) / 1000);
+      expect(i.sentence).toContain(`all ${g.config.consumeThreadMin} consume threads are busy`);
       expect(i.startUs).toBeGreaterThan(0.8 * fillUs);
       expect(i.startUs).toBeLessThan(1.2 * fillUs);
       expect(i.ongoing).toBe(true);
@@ -162,8 +175,10 @@ describe("explain: the reasons named on the shipped scenarios", () => {
     if (crash.kind !== "brokerCrash") throw new Error("unreachable");
     const restartUs = crash.atUs + crash.restartAfterUs!;
     const heartbeatUs = model.groups[0]!.config.heartbeatBrokerInterval * 1000;
+    // The topic's queues on broker-b and the group's %RETRY% queue there, which fails the same way.
     const onB = e.queues.filter((q) => q.queue.includes("@broker-b#"));
-    expect(onB).toHaveLength(model.topics[0]!.queuesPerBroker);
+    expect(onB).toHaveLength(model.topics[0]!.queuesPerBroker + 1);
+    expect(onB.map((q) => q.queue)).toContain(`%RETRY%${model.groups[0]!.name}@broker-b#0`);
     for (const q of onB) {
       const [i] = withReason(q, REASON.pullFailures);
       expect(i).toBeDefined();
@@ -176,6 +191,8 @@ describe("explain: the reasons named on the shipped scenarios", () => {
       expect(i!.endUs).toBeGreaterThanOrEqual(restartUs);
       expect(i!.endUs).toBeLessThanOrEqual(restartUs + heartbeatUs + 2 * S);
       expect((i!.figures.timeouts as number) + (i!.figures.refused as number)).toBeGreaterThan(0);
+      expect(i!.figures.cause).toBe("broker down");
+      expect(i!.sentence).toContain("30 s");
     }
     for (const q of e.queues.filter((x) => x.queue.includes("@broker-a#"))) expect(withReason(q, REASON.pullFailures)).toEqual([]);
   });
@@ -209,9 +226,11 @@ describe("explain: more reasons", () => {
       faults: [{ kind: "pause", at: "3s", target: "G1/0", for: "4s" }],
     });
     const e = explain(model);
-    expect(e.queues).toHaveLength(2);
+    // Both queues, and %RETRY%G1 — idle: its pull is held at the broker through the pause, so it is never put off.
+    expect(e.queues).toHaveLength(2 + 1);
+    expect(e.queues.find((q) => q.queue.startsWith("%RETRY%"))!.intervals).toEqual([]);
     const delayUs = CLIENT_CONSTANTS.PULL_TIME_DELAY_MILLS_WHEN_SUSPEND * 1000;
-    for (const q of e.queues) {
+    for (const q of e.queues.filter((x) => !x.queue.startsWith("%RETRY%"))) {
       expect(q.intervals.map((i) => i.reason)).toEqual([REASON.paused]);
       const i = q.intervals[0]!;
       // The first pull after the pause is put off (within a pull round trip); the last one ends a delay after the resume at most.
@@ -237,9 +256,11 @@ describe("explain: options", () => {
     expect(one.queues.map((q) => q.queue)).toEqual(["TopicTest@broker-a#2"]);
     const top = explain(model, { durationUs: 10 * S, top: 2 });
     expect(top.queues).toHaveLength(2);
-    expect(top.queuesExamined).toBe(4);
+    // The topic's 4 queues and the group's %RETRY%G1 (retryQueueNums 1, one broker).
+    expect(top.queuesExamined).toBe(4 + 1);
     const early = explain(model, { durationUs: 10 * S, atUs: 0, windowUs: 1 * S });
-    expect(early.queues.every((q) => q.intervals.length === 0)).toBe(true);
+    // The cache fills after about 3 s: in the first second only the saturated pool shows.
+    expect(early.queues.flatMap((q) => q.intervals).every((i) => i.startUs <= 1 * S && i.reason === REASON.poolSaturated)).toBe(true);
     expect(renderExplanation(one)).toContain("TopicTest@broker-a#2 (group G1)");
   });
 

@@ -1,13 +1,17 @@
-// explain(scenario, options) → Explanation: re-runs the scenario with `simulate`, capturing the trace
-// records of capture.ts for the queues in question, and derives from those records alone why each
-// queue was not progressing, when, with which figures. Capture never touches the trace hash, so the
-// run explained is exactly the run `rmqsim run` reports.
+// explain(scenario, options) → Explanation: re-runs the scenario with `simulate`, streaming the trace
+// records of capture.ts for the queues in question into a Deriver (stream.ts), and derives from those
+// records alone why each queue was not progressing, when, with which figures. The stream never touches
+// the trace hash, so the run explained is exactly the run `rmqsim run` reports — and `rmqsim run` explains
+// its own run through the same explainAlongside, for report.html's "Why" section and why.json.
 import { simulate } from "../run/simulate.ts";
 import { normalizeScenario } from "../scenario/normalize.ts";
-import { Routes } from "../protocol/routes.ts";
+import type { Routes } from "../protocol/routes.ts";
 import type { Model } from "../scenario/types.ts";
-import { explainFilter, THIN_US } from "./capture.ts";
-import { derive } from "./derive.ts";
+import type { Cluster } from "../model/Cluster.ts";
+import type { TraceFilter } from "../sim/Trace.ts";
+import { THIN_US } from "./capture.ts";
+import type { Derived } from "./derive.ts";
+import { ExplainStream } from "./stream.ts";
 import { queueKey, type PullLog, type RawInterval } from "./intervals.ts";
 import { describe, type Progress } from "./sentences.ts";
 import type { ExplainedInterval, ExplainOptions, Explanation, QueueExplanation } from "./types.ts";
@@ -30,13 +34,71 @@ export class ExplainInputError extends Error {
 export function explain(scenario: unknown, options: ExplainOptions = {}): Explanation {
   const base = isModel(scenario) ? scenario : normalizeScenario(scenario);
   const model: Model = { ...base, seed: options.seed ?? base.seed, durationUs: options.durationUs ?? base.durationUs };
-  const routes = new Routes(model);
-  const groups = selectGroups(model, options.group);
-  const mqs = selectQueues(model, routes, groups, options.queue);
-  const mqSet = new Set(mqs);
-  const result = simulate(model, { captureTrace: (cl) => explainFilter(cl, mqSet) });
-  const durationUs = Math.min(model.durationUs, result.summary.simulatedMs * 1000);
-  const derived = derive(result.trace, model, routes, mqs, durationUs);
+  const along = explainAlongside(options);
+  const result = simulate(model, { captureTrace: (cl) => along.captureTrace(cl) });
+  return along.finish(result).explanation;
+}
+
+/** What a run explained alongside gives: `rmqsim explain`'s answer, and every examined queue for the report. */
+export interface ExplainedRun {
+  /** The answer `rmqsim explain` prints (`--json`): the top queues, or the one asked for. */
+  explanation: Explanation;
+  /** Every queue examined, in MessageQueue order per group, before ranking (the report's per-queue reasons). */
+  queues: QueueExplanation[];
+}
+
+/** A run's facts the account needs; a RunResult has them. */
+export interface RunFacts {
+  summary: { simulatedMs: number };
+  traceHash: string;
+}
+
+/**
+ * The one code path of `rmqsim explain` and the report: hand `captureTrace` to `simulate` (it selects the
+ * queues from the cluster's model and installs an ExplainStream; `keepAll` also captures every record,
+ * for --trace), then `finish` the run. Throws ExplainInputError (from captureTrace, before anything
+ * runs) for an unknown --queue or --group.
+ */
+export function explainAlongside(options: ExplainOptions = {}): { captureTrace: (cl: Cluster, keepAll?: boolean) => TraceFilter; finish: (run: RunFacts) => ExplainedRun } {
+  let started: { model: Model; routes: Routes; groups: number[]; stream: ExplainStream } | null = null;
+  return {
+    captureTrace(cl, keepAll = false) {
+      const groups = selectGroups(cl.model, options.group);
+      const mqs = selectQueues(cl.model, cl.routes, groups, options.queue);
+      const stream = new ExplainStream(cl.model, cl.routes, mqs);
+      started = { model: cl.model, routes: cl.routes, groups, stream };
+      return stream.filter(cl, keepAll);
+    },
+    finish(run) {
+      if (started === null) throw new Error("explainAlongside: finish before captureTrace (pass captureTrace to simulate)");
+      const { model, routes, groups, stream } = started;
+      const durationUs = Math.min(model.durationUs, run.summary.simulatedMs * 1000);
+      const queues = accountQueues(stream.finish(durationUs), model, routes, groups, options);
+      // Ranked by time not progressing; ties in MessageQueue order (the order of derived.keys), which sort keeps.
+      const ranked = options.queue !== undefined ? queues : rankQueues(queues, options.top ?? TOP_DEFAULT);
+      const explanation: Explanation = {
+        scenario: model.name,
+        seed: model.seed,
+        profile: model.profile,
+        traceHash: run.traceHash,
+        durationUs,
+        queuesExamined: queues.length,
+        queues: ranked,
+        truncated: false,
+        recordsUsed: stream.recordsUsed,
+      };
+      return { explanation, queues };
+    },
+  };
+}
+
+/** The `top` queues by time not progressing; ties keep the given (MessageQueue) order. */
+export function rankQueues(queues: readonly QueueExplanation[], top: number): QueueExplanation[] {
+  return [...queues].sort((a, b) => b.notProgressingUs - a.notProgressingUs).slice(0, top);
+}
+
+/** Each examined queue of the selected groups with its intervals (kept when they overlap --at/--window), a sentence each. */
+function accountQueues(derived: Derived, model: Model, routes: Routes, groups: readonly number[], options: ExplainOptions): QueueExplanation[] {
   const wanted = new Set(groups);
   const windowStart = options.atUs ?? 0;
   const windowEnd = options.windowUs !== undefined ? windowStart + options.windowUs : options.atUs !== undefined ? windowStart : Infinity;
@@ -44,7 +106,9 @@ export function explain(scenario: unknown, options: ExplainOptions = {}): Explan
   for (const i of derived.intervals) {
     if (!wanted.has(i.group) || i.endUs < windowStart || i.startUs > windowEnd) continue;
     const k = queueKey(i.group, i.mq);
-    byKey.set(k, [...(byKey.get(k) ?? []), i]);
+    let list = byKey.get(k);
+    if (list === undefined) byKey.set(k, (list = []));
+    list.push(i);
   }
   const queues: QueueExplanation[] = [];
   for (const k of derived.keys) {
@@ -56,20 +120,7 @@ export function explain(scenario: unknown, options: ExplainOptions = {}): Explan
     const intervals = raw.map((i) => finishInterval(i, progressIn(pulls, Math.min(i.startUs + THIN_US, i.endUs), i.endUs), model));
     queues.push({ queue: routes.label(mq), group: model.groups[g]!.name, notProgressingUs: unionUs(raw), intervals });
   }
-  const examined = queues.length;
-  // Ranked by time not progressing; ties in MessageQueue order (the order of derived.keys), which sort keeps.
-  const ranked = options.queue !== undefined ? queues : [...queues].sort((a, b) => b.notProgressingUs - a.notProgressingUs).slice(0, options.top ?? TOP_DEFAULT);
-  return {
-    scenario: model.name,
-    seed: model.seed,
-    profile: model.profile,
-    traceHash: result.traceHash,
-    durationUs,
-    queuesExamined: examined,
-    queues: ranked,
-    truncated: result.cluster.trace.capturedTruncated,
-    recordsUsed: result.trace.length,
-  };
+  return queues;
 }
 
 function finishInterval(i: RawInterval, p: Progress, model: Model): ExplainedInterval {
@@ -130,9 +181,12 @@ function selectGroups(model: Model, name: string | undefined): number[] {
 /** The scenario queues in question: the one named, or every queue of a topic some selected group subscribes. */
 function selectQueues(model: Model, routes: Routes, groups: readonly number[], label: string | undefined): number[] {
   const topics = new Set(groups.flatMap((g) => model.groups[g]!.subscriptions.map((s) => s.topic)));
+  // The subscribed topics' queues, then each selected group's %RETRY% queues (labelled as routes do).
+  const retryOf = new Set(groups);
   const ordinary = routes.queues.filter((q) => routes.topics[q.topicIndex]!.modelTopic >= 0 && topics.has(routes.topics[q.topicIndex]!.modelTopic)).map((q) => q.index);
-  if (label === undefined) return ordinary;
-  const mq = ordinary.find((q) => routes.label(q) === label);
+  const retry = routes.queues.filter((q) => retryOf.has(routes.topics[q.topicIndex]!.retryOf)).map((q) => q.index);
+  if (label === undefined) return [...ordinary, ...retry];
+  const mq = [...ordinary, ...retry].find((q) => routes.label(q) === label);
   if (mq === undefined) {
     const known = ordinary.slice(0, 4).map((q) => routes.label(q)).join(", ");
     throw new ExplainInputError("--queue", `no queue "${label}" subscribed by ${groups.length === 1 ? model.groups[groups[0]!]!.name : "the scenario's groups"}; queues are named Topic@broker#id, e.g. ${known}`);

@@ -5,6 +5,12 @@ import { CLIENT_CONSTANTS } from "../scenario/defaults.ts";
 import type { FaultModel } from "../scenario/faultTypes.ts";
 import type { ReasonCode } from "./types.ts";
 
+/**
+ * The capture's bucket, µs: per-batch records (FOUND answers, repeated offsets) are thinned to one per
+ * bucket, and the pool's load is summed per bucket. The filter reads the kernel's clock for it — the
+ * time the record is emitted at, its own tUs.
+ */
+export const THIN_US = 100_000;
 /** Deferrals of one kind closer than this belong to one interval (flow control re-checks every 50 ms). */
 export const FLOW_GAP_US = 1_000_000;
 /** Pull failures, pauses and lock waits closer than this (after their retry delay) belong to one interval. */
@@ -54,4 +60,42 @@ export function faultTouches(f: FaultModel, broker: number): boolean {
     default:
       return false;
   }
+}
+
+/** What failed the pulls, by the fault that touches the broker, or by what the failures look like. */
+export function failCause(kind: FaultModel["kind"] | undefined, figures: Record<string, number | string>): string {
+  switch (kind) {
+    case "brokerCrash":
+      return "broker down";
+    case "brokerReadOnly":
+      return "broker read-only";
+    case "roleSwap":
+    case "failover":
+    case "leaderChange":
+      return "master changed";
+    case "partition":
+      return "network partition";
+    case "loss":
+      return "message loss";
+    case "latency":
+      return "added latency";
+  }
+  if ((figures.refused as number) > 0) return "connection refused";
+  if ((figures.timeouts as number) > 0) return "no answer";
+  return "error answers";
+}
+
+/**
+ * A client id two live instances of the group share — pinned twice in `clientIds`, or taken by a
+ * duplicateClientId fault (`applied`: the faults applied so far) — or undefined. Both instances then
+ * compute the same allocation (cidAll lists the id twice, both find themselves at its first index).
+ */
+export function sharedClientId(g: { index: number; clientIds: readonly string[] }, applied: readonly (FaultModel | undefined)[], clientOf: (slot: number) => string): string | undefined {
+  const seen = new Set<string>();
+  for (const id of g.clientIds) {
+    if (seen.has(id)) return id;
+    seen.add(id);
+  }
+  for (const f of applied) if (f?.kind === "duplicateClientId" && seen.has(clientOf(f.sameAs))) return clientOf(f.sameAs);
+  return undefined;
 }

@@ -4,6 +4,7 @@ import type { GroupModel, Model } from "../scenario/types.ts";
 import type { RawInterval } from "./intervals.ts";
 import { formatCount as n, formatTimeUs as t } from "./format.ts";
 import { REASON, type SettingAdvice } from "./types.ts";
+import { describeMeasured, poolCause } from "./sentencesMeasured.ts";
 
 export interface Progress {
   /** Messages brought in by FOUND pulls during the interval. */
@@ -19,6 +20,8 @@ export function describe(i: RawInterval, p: Progress, model: Model): { sentence:
   const span = `${t(i.startUs)}–${i.ongoing ? "end of run" : t(i.endUs)} (${t(i.endUs - i.startUs)})`;
   const rate = p.pulled / Math.max((i.endUs - i.startUs) / 1e6, 1e-6);
   const moved = p.pulled === 0 ? "nothing was pulled" : `the queue still took in ${n(p.pulled)} messages (${rate.toFixed(1)} msg/s) in ${n(p.pulls)} pulls of ≤ ${g.config.pullBatchSize}`;
+  const measured = describeMeasured(i, span, moved, model, g);
+  if (measured !== undefined) return measured;
   switch (i.reason) {
     case REASON.flowControlCount:
     case REASON.flowControlSize: {
@@ -27,7 +30,7 @@ export function describe(i: RawInterval, p: Progress, model: Model): { sentence:
       const unit = count ? "" : " MiB";
       const knob = count ? "pullThresholdForQueue" : "pullThresholdSizeForQueue";
       const perTopic = f.perTopic !== undefined ? ` (${count ? "pullThresholdForTopic" : "pullThresholdSizeForTopic"} ${n(f.perTopic as number)} divided among the instance's queues)` : "";
-      const slower = f.fault !== undefined ? ` The listener was slowed by fault ${f.fault}.` : "";
+      const slower = (f.fault !== undefined ? ` The listener was slowed by fault ${f.fault}.` : "") + poolCause(f);
       return {
         sentence: `${span}: ${f.consumer} deferred pulls by ${count ? "count" : "size"} flow control ${n(f.deferrals as number)} times — ${what} ${n(f.valueMin as number)}–${n(f.valueMax as number)}${unit} > ${knob} ${n(f.threshold as number)}${unit}${perTopic}; ${moved}.${slower} Messages arrive faster than the listener consumes them (a producer outrunning it, or a backlog being drained): the cache stays full and the lag waits upstream of it.`,
         settings: [
@@ -41,7 +44,9 @@ export function describe(i: RawInterval, p: Progress, model: Model): { sentence:
       const pinned = f.committedPinned === 1 && firstKey !== undefined;
       const head = firstKey === undefined
         ? ""
-        : pinned
+        : f.pinnedBy === REASON.sendBackFailed
+          ? ` The committed offset was pinned at ${n(firstKey)} (the ProcessQueue's firstKey) from ${t(f.committedSinceUs as number)} on: that message failed and so did its send-back, so it stayed, consumed again locally every 5 s (see the ${REASON.sendBackFailed} interval)${pinned ? "" : `; the offset reached ${n(f.committedAtEnd as number)} by the end`}.`
+          : pinned
           ? ` The committed offset stayed pinned at ${n(firstKey)} (the ProcessQueue's firstKey) from ${t(f.committedSinceUs as number)} on: that message has been in the listener since then — hung${f.fault !== undefined ? ` (fault ${f.fault})` : ""} — so lastKey ${n(firstKey + (f.valueMax as number))} runs ahead of it.`
           : ` The committed offset moved from ${n(firstKey)} to ${n(f.committedAtEnd as number)}: a slow message, not a hung one.`;
       return {
@@ -63,7 +68,7 @@ export function describe(i: RawInterval, p: Progress, model: Model): { sentence:
         (f.errors as number) > 0 ? `${n(f.errors as number)} answered with an error (last ${codeName(f.lastErrorCode as number)})` : "",
       ].filter((x) => x !== "");
       return {
-        sentence: `${span}: pulls of ${f.consumer} to ${f.broker}${fault} failed — ${parts.join("; ")}; ${moved}.`,
+        sentence: `${span}: pulls of ${f.consumer} to ${f.broker} failed (${f.cause}${fault}) — ${parts.join("; ")}; ${moved}.${failNote(f.cause as string)}`,
         settings: [
           { setting: "brokers.replicas", direction: "set", effect: "a slave to read from keeps a queue moving while its master is down (pulls go to the slave)" },
           { setting: "pullTimeDelayMillsWhenException", direction: "lower", effect: "retries a refused broker sooner; it cannot shorten a pull already waiting out its 30 s time-out" },
@@ -101,6 +106,12 @@ export function describe(i: RawInterval, p: Progress, model: Model): { sentence:
 
 function describeNoOwner(i: RawInterval, span: string, model: Model, g: GroupModel): { sentence: string; settings: SettingAdvice[] } {
   const f = i.figures;
+  if (f.sharedClientId !== undefined) {
+    return {
+      sentence: `${span}: no instance of ${g.name} owned this queue — two instances use the client id ${f.sharedClientId}: the broker lists it twice, both find themselves at its first index and take the same queues, and the queues meant for the second index have no owner.`,
+      settings: [{ setting: "clientIds", direction: "set", effect: "one distinct client id per instance (RocketMQ builds it from the IP and instanceName: set instanceName when two run on one host)" }],
+    };
+  }
   if (f.cause === "never assigned") {
     return {
       sentence: `${span}: no instance of ${g.name} ever owned this queue — more consumers than queues, or an allocation that leaves it out.`,
@@ -120,6 +131,22 @@ function describeNoOwner(i: RawInterval, span: string, model: Model, g: GroupMod
       ]
     : [{ setting: "rebalance", direction: "set", effect: "queues move at the next rebalance (every 20 s, or at once when the broker notifies the group)" }];
   return { sentence, settings };
+}
+
+/** What the kind of failure means for the queue. */
+function failNote(cause: string): string {
+  switch (cause) {
+    case "broker down":
+      return " The broker is down: a pull in flight at the crash waits out its 30 s time-out, later ones are refused at once.";
+    case "broker read-only":
+      return " A read-only broker still serves pulls; what fails is what needs its write permission.";
+    case "network partition":
+      return " Behind a partition no pull is answered: each waits out the 30 s RPC time-out before the next is sent.";
+    case "message loss":
+      return " A lost request or answer is noticed only when the pull times out, 30 s later.";
+    default:
+      return "";
+  }
 }
 
 /** ResponseCode names of the errors a pull can get (src/protocol/codes.ts; a const enum has no reverse map). */

@@ -20,6 +20,14 @@ export const REASON = {
   paused: "paused",
   /** Orderly: the ProcessQueue is not locked at its broker (§2 step 9). */
   notLocked: "notLocked",
+  /** Every consume thread (consumeThreadMin, §6) busy: messages wait in the executor queue. */
+  poolSaturated: "poolSaturated",
+  /** Pulls held at the broker while messages arrived behind them (short polling, a lost wake-up; broker §9). */
+  longPollHold: "longPollHold",
+  /** Send-backs failed: the messages are consumed again locally every 5 s and pin the committed offset (§7.3). */
+  sendBackFailed: "sendBackFailed",
+  /** No pull for PULL_MAX_IDLE_TIME (120 s): the ProcessQueue is dropped and recreated at a rebalance. */
+  pullExpired: "pullExpired",
 } as const;
 
 export type ReasonCode = (typeof REASON)[keyof typeof REASON];

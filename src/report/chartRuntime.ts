@@ -15,6 +15,8 @@ export interface ChartView {
   fontFamily: string;
   /** Queues (or consumers) named in the legend before the rest are summarised as "… N more queues". */
   legendQueuesMax: number;
+  /** A time range drawn as a shaded band (report.html's "Why" links), seconds; absent or null: none. */
+  highlight?: { fromSec: number; toSec: number } | null;
 }
 
 export const CHART_RUNTIME_JS = String.raw`
@@ -66,13 +68,58 @@ function rmqMarkersPlugin(markers) {
           ctx.lineTo(px, area.bottom);
           ctx.stroke();
           if (kind !== "rebalance" && px > labelRight) {
-            var text = m.label.length > 28 ? m.label.slice(0, 27) + "…" : m.label;
+            var text = m.label.length > 44 ? m.label.slice(0, 43) + "…" : m.label;
             ctx.font = "11px " + chart.options.plugins.title.font.family;
             ctx.textBaseline = "top";
             ctx.fillText(text, px + 3, area.top + 3);
             labelRight = px + 6 + ctx.measureText(text).width;
           }
         });
+      });
+      ctx.restore();
+    }
+  };
+}
+
+// The interval a "Why" link points at: a pale band over the plot, under the lines.
+function rmqHighlightPlugin(highlight) {
+  return {
+    id: "rmqHighlight",
+    beforeDatasetsDraw: function (chart) {
+      if (!highlight) return;
+      var x = chart.scales.x, area = chart.chartArea, ctx = chart.ctx;
+      var left = Math.max(area.left, x.getPixelForValue(highlight.fromSec));
+      var right = Math.min(area.right, x.getPixelForValue(highlight.toSec));
+      if (!(right > left)) return;
+      ctx.save();
+      ctx.fillStyle = "rgba(255, 205, 0, 0.18)";
+      ctx.fillRect(left, area.top, right - left, area.bottom - area.top);
+      ctx.strokeStyle = "rgba(200, 150, 0, 0.8)";
+      ctx.lineWidth = 1;
+      ctx.strokeRect(left + 0.5, area.top + 0.5, right - left - 1, area.bottom - area.top - 1);
+      ctx.restore();
+    }
+  };
+}
+
+// Vertical reference lines (a time an expectation names), dashed, while their legend entry is shown.
+function rmqVerticalLinesPlugin(lines) {
+  return {
+    id: "rmqVerticalLines",
+    afterDatasetsDraw: function (chart) {
+      var x = chart.scales.x, area = chart.chartArea, ctx = chart.ctx;
+      ctx.save();
+      chart.data.datasets.forEach(function (d, i) {
+        var l = lines.filter(function (v) { return v.vertical && v.key === d.rmqKey; })[0];
+        if (!l || !chart.isDatasetVisible(i) || l.value < x.min || l.value > x.max) return;
+        var px = Math.round(x.getPixelForValue(l.value)) + 0.5;
+        ctx.strokeStyle = l.color;
+        ctx.lineWidth = 1.5;
+        ctx.setLineDash([8, 5]);
+        ctx.beginPath();
+        ctx.moveTo(px, area.top);
+        ctx.lineTo(px, area.bottom);
+        ctx.stroke();
       });
       ctx.restore();
     }
@@ -183,6 +230,12 @@ function rmqChartConfig(data, spec, view) {
       data: [], borderColor: "rgba(0,0,0,0)", backgroundColor: "rgba(0,0,0,0)", borderWidth: 0 });
   }
   spec.lines.forEach(function (l) {
+    if (l.vertical) {
+      // A time: drawn by rmqVerticalLinesPlugin across the plot; the dataset is the legend entry.
+      datasets.push({ rmqKey: l.key, rmqLegend: true, label: l.label, yAxisID: l.axis, data: [],
+        borderColor: l.color, backgroundColor: l.color, borderWidth: 1.5, borderDash: [8, 5] });
+      return;
+    }
     datasets.push({
       rmqKey: l.key, rmqLegend: true, label: l.label, yAxisID: l.axis,
       data: [{ x: xMin, y: l.value }, { x: xMax, y: l.value }],
@@ -237,7 +290,7 @@ function rmqChartConfig(data, spec, view) {
   var config = {
     type: "line",
     data: { datasets: datasets },
-    plugins: [rmqBackgroundPlugin].concat(panels ? [rmqPanelsPlugin] : [], [rmqMarkersPlugin(data.markers)]),
+    plugins: [rmqBackgroundPlugin].concat(panels ? [rmqPanelsPlugin] : [], [rmqHighlightPlugin(view.highlight), rmqMarkersPlugin(data.markers), rmqVerticalLinesPlugin(spec.lines)]),
     options: {
       animation: false, responsive: view.interactive, maintainAspectRatio: false, devicePixelRatio: view.interactive ? undefined : 1,
       locale: "en-US", parsing: false, normalized: true,
@@ -247,7 +300,7 @@ function rmqChartConfig(data, spec, view) {
       scales: scales,
       plugins: {
         title: { display: true, text: spec.title, font: font(18, "bold"), color: "#111", padding: { top: 6, bottom: 2 } },
-        subtitle: { display: true, text: data.subtitle, font: font(12), color: "#555", padding: { bottom: 6 } },
+        subtitle: { display: true, text: spec.note ? data.subtitle + " · " + spec.note : data.subtitle, font: font(12), color: "#555", padding: { bottom: 6 } },
         legend: { position: "bottom", onClick: rmqLegendClick, labels: { font: font(12), color: "#222", usePointStyle: true, pointStyle: "line", boxWidth: 28,
           filter: function (item, chartData) { return chartData.datasets[item.datasetIndex].rmqLegend !== false; } } },
         tooltip: { enabled: view.interactive,

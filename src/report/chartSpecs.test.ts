@@ -19,7 +19,7 @@ describe("buildChartData", () => {
   it("the consumers chart has three stacked panels with one series per consumer in each, in the consumer's colour", () => {
     const consumers = buildChartData(result).charts.find((c) => c.id === "consumers")!;
     expect(consumers.axes.map((a) => [a.id, a.title, a.panelWeight])).toEqual([
-      ["y", "cached (MiB)", 2], ["y2", "queues held", 1], ["y3", "pool busy (%)", 1],
+      ["y", "cached (MiB)", 2], ["y2", "queues held (retry incl.)", 1], ["y3", "pool busy (%)", 1],
     ]);
     const ids = result.series.perConsumer.map((c) => c.clientId);
     for (const axisId of ["y", "y2", "y3"] as const) {

@@ -2,6 +2,9 @@
 // specs into chart.js configurations with the same runtime (chartRuntime.ts), so the two always agree.
 import type { RunResult } from "../run/simulate.ts";
 import type { SeriesColumn } from "../scenario/vocabulary.ts";
+import { expectationLines } from "./chartExpectations.ts";
+import { faultLabelsWithClients, withClients } from "./faultClients.ts";
+import { formatDisplay } from "./htmlSummary.ts";
 
 /** Longest series drawn; longer runs are bucketed (max per bucket) so PNG and HTML stay small. */
 export const CHART_POINTS_MAX = 2400;
@@ -52,12 +55,16 @@ export interface ChartLineSpec {
   axis: "y" | "y2";
   value: number;
   color: string;
+  /** A time instead: a vertical line at `value` seconds (an expectation's `first(…) < 10s`). */
+  vertical?: boolean;
 }
 
 export interface ChartSpec {
   /** Also the PNG file name without extension. */
   id: string;
   title: string;
+  /** Appended to the subtitle: what the chart leaves out or marks (the initial backlog). */
+  note?: string;
   axes: ChartAxisSpec[];
   series: ChartSeriesSpec[];
   lines: ChartLineSpec[];
@@ -92,14 +99,16 @@ export function buildChartData(result: RunResult): ChartData {
   const note = stride > 1 ? ` · each point: max over ${stride} samples (${fmtSec(stride * sampleSec)})` : "";
   const subtitle = `${result.summary.scenario} · seed ${result.summary.seed} · profile ${result.summary.profile}${note}`;
   const threshold = result.model.groups[0]?.config.pullThresholdForQueue;
+  const backlog = initialBacklog(result);
 
   const charts: ChartSpec[] = [
     {
       id: "throughput",
       title: "Throughput: produced vs consumed",
+      ...(backlog > 0 ? { note: `backlog of ${formatDisplay(backlog)} messages already stored at 0 s, not drawn as production` } : {}),
       axes: [axis("y", "messages per second (msg/s)")],
       series: [
-        line("produced", "produced (msg/s)", PALETTE[0]!, col("producedPerSec")),
+        line("produced", "produced (msg/s)", PALETTE[0]!, thin(withoutBacklog(cols.producedPerSec, backlog, sampleSec))),
         line("consumed", "consumed (msg/s)", PALETTE[2]!, col("consumedPerSec")),
       ],
       lines: [],
@@ -162,7 +171,10 @@ export function buildChartData(result: RunResult): ChartData {
     consumersChart(result, thin),
     ...nodesChart(result, tSec, thin),
   ];
-  const markers = result.markers.map((m) => ({ tSec: m.tUs / 1e6, kind: m.kind, label: m.label }));
+  const faultLabels = faultLabelsWithClients(result.model);
+  const markers = result.markers.map((m) => ({ tSec: m.tUs / 1e6, kind: m.kind, label: m.kind === "fault" ? withClients(m.label, faultLabels) : m.label }));
+  const expected = expectationLines(result.summary.expectations);
+  for (const c of charts) c.lines.push(...(expected.get(c.id) ?? []));
   return { subtitle, tSec, markers, charts };
 }
 
@@ -192,7 +204,7 @@ function consumersChart(result: RunResult, thin: (values: readonly number[]) => 
     title: "Per consumer instance: cache, queues held, pool saturation",
     axes: [
       { ...axis("y", "cached (MiB)"), panelWeight: 2 },
-      { ...axis("y2", "queues held"), panelWeight: 1, integer: true },
+      { ...axis("y2", "queues held (retry incl.)"), panelWeight: 1, integer: true },
       { ...axis("y3", "pool busy (%)"), panelWeight: 1, suggestedMax: 100 },
     ],
     series,
@@ -236,6 +248,20 @@ function nodesChart(result: RunResult, tSec: readonly number[], thin: (values: r
     series,
     lines: [],
   }];
+}
+
+/** Messages every topic's queues hold at the start (ProduceModel.backlog per queue), which the sampler
+ * counts as produced in the first sample. */
+function initialBacklog(result: RunResult): number {
+  return result.model.topics.reduce((a, t) => a + (t.produce?.backlog ?? 0) * t.queuesPerBroker * t.brokers.length, 0);
+}
+
+/** The produced rate with the backlog taken out of the first sample, where it was counted (≥ 0). */
+function withoutBacklog(produced: readonly number[], backlog: number, sampleSec: number): number[] {
+  if (backlog <= 0 || produced.length === 0 || sampleSec <= 0) return produced.slice();
+  const out = produced.slice();
+  out[0] = Math.max(0, round3(out[0]! - backlog / sampleSec));
+  return out;
 }
 
 /** A consumer's colour, the same on the consumers chart and the ownership timeline. */

@@ -7,7 +7,9 @@ import type { LockState } from "../metrics/Ownership.ts";
 import type { Summary } from "../metrics/summary.ts";
 import { consumerColor } from "./chartSpecs.ts";
 import { formatNumber } from "./csv.ts";
-import { escapeHtml } from "./htmlSummary.ts";
+import { escapeHtml, formatDisplay } from "./htmlSummary.ts";
+import { NO_REASON, whyKey } from "./htmlWhy.ts";
+import { withClients } from "./faultClients.ts";
 
 /** Queues listed (a run has one row per group × queue, retry queues included). */
 export const OWNERSHIP_QUEUES_MAX = 1000;
@@ -49,7 +51,11 @@ export function queueRowLabel(q: QueueRow): string {
   return `${q.topic}@${q.brokerName}#${q.queueId}`;
 }
 
-export function renderOwnership(result: RunResult): string {
+/**
+ * `dominant`: each queue's dominant reason by whyKey (htmlWhy.ts), from the explainer's account of the
+ * run; given, the table gets a "held back most by" column ("—" where nothing held the queue back).
+ */
+export function renderOwnership(result: RunResult, dominant?: ReadonlyMap<string, string>): string {
   const s = result.summary;
   const runMs = Math.max(1, s.simulatedMs);
   // A consumer's colour follows its place in the series, as on the consumers chart.
@@ -62,7 +68,7 @@ export function renderOwnership(result: RunResult): string {
   const keys = owners
     .map((cid) => `<span class="own-key"><i style="background:${colorOf(cid)}"></i>${escapeHtml(cid)}</span>`)
     .join("");
-  const rows = queues.map((q) => ownershipRow(q, runMs, colorOf, s.faults)).join("\n");
+  const rows = queues.map((q) => ownershipRow(q, runMs, colorOf, s.faults, dominant)).join("\n");
   const more = s.perQueue.length > queues.length ? `<p>… and ${s.perQueue.length - queues.length} more queues (summary.json lists them).</p>` : "";
   const anyLocks = queues.some((q) => (q.orderly?.locks.length ?? 0) > 0);
   const lockText = anyLocks
@@ -73,15 +79,15 @@ export function renderOwnership(result: RunResult): string {
       .map((st) => `<span class="own-key"><i style="background:${LOCK_FILL[st]}"></i>${escapeHtml(LOCK_MEANING[st])}</span>`).join("")}</div>`
     : "";
   return `<h2 id="ownership">Ownership</h2>
-<p class="meta">${formatNumber(s.ownershipChanges)} ownership changes · ${formatNumber(s.orphanQueueSeconds)} queue-seconds with no owner. Each bar runs from 0 to ${formatNumber(runMs / 1000)} s: who held the queue when, coloured per consumer as on the consumers chart; hatched gaps had no owner; red lines are faults. Hover a segment for its client id, times and the duplicates its owner consumed. Where two owners briefly overlap (a rebalance hand-over), the later one is drawn on top.${lockText}</p>
+<p class="meta">${formatDisplay(s.ownershipChanges)} ownership changes · ${formatDisplay(s.orphanQueueSeconds)} queue-seconds with no owner. Each bar runs from 0 to ${formatDisplay(runMs / 1000)} s: who held the queue when, coloured per consumer as on the consumers chart; hatched gaps had no owner; red lines are faults. Hover a segment for its client id, times and the duplicates its owner consumed. Where two owners briefly overlap (a rebalance hand-over), the later one is drawn on top.${lockText}</p>
 <div class="own-keys">${keys}</div>${lockKeys}
-<table class="ownership"><thead><tr><th>group</th><th>queue</th><th>no owner (s)</th><th>owners</th><th>changes</th><th>duplicates</th><th class="own-cell">owner history (s)${axisTicks(runMs)}</th></tr></thead>
+<table class="ownership"><thead><tr><th>group</th><th>queue</th><th>no owner (s)</th><th>owners</th><th>changes</th><th>duplicates</th>${dominant !== undefined ? `<th title="the reason (rmqsim explain) that held the queue back for the most time; see Why">held back most by</th>` : ""}<th class="own-cell">owner history (s)${axisTicks(runMs)}</th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>${more}`;
 }
 
-function ownershipRow(q: QueueRow, runMs: number, colorOf: (cid: string) => string, faults: Summary["faults"]): string {
+function ownershipRow(q: QueueRow, runMs: number, colorOf: (cid: string) => string, faults: Summary["faults"], dominant: ReadonlyMap<string, string> | undefined): string {
   const label = queueRowLabel(q);
   const history = q.ownerHistory;
   const distinct = new Set(history.map((h) => h.clientId)).size;
@@ -90,16 +96,17 @@ function ownershipRow(q: QueueRow, runMs: number, colorOf: (cid: string) => stri
     const toMs = h.toMs ?? runMs;
     const left = pct(h.fromMs, runMs);
     const width = Math.max(0, pct(toMs, runMs) - left);
-    const until = h.toMs === null ? "end of run" : `${formatNumber(h.toMs / 1000)} s`;
-    const title = `${h.clientId}: ${formatNumber(h.fromMs / 1000)} s – ${until} · ${formatNumber(h.duplicates)} duplicates`;
+    const until = h.toMs === null ? "end of run" : `${formatDisplay(h.toMs / 1000)} s`;
+    const title = `${h.clientId}: ${formatDisplay(h.fromMs / 1000)} s – ${until} · ${formatDisplay(h.duplicates)} duplicates`;
     return `<span class="own-seg" style="left:${formatNumber(left)}%;width:${formatNumber(width)}%;background:${colorOf(h.clientId)}" title="${escapeHtml(title)}"></span>`;
   });
   const marks = faults
     .filter((f) => f.atMs <= runMs)
-    .map((f) => `<span class="own-fault" style="left:${formatNumber(pct(f.atMs, runMs))}%" title="${escapeHtml(`${f.label} at ${formatNumber(f.atMs / 1000)} s`)}"></span>`);
+    .map((f) => `<span class="own-fault" style="left:${formatNumber(pct(f.atMs, runMs))}%" title="${escapeHtml(`${f.label} at ${formatDisplay(f.atMs / 1000)} s`)}"></span>`);
   const cut = history.length - segments.length;
   const barTitle = cut > 0 ? ` title="${cut} more owner intervals not drawn (summary.json has them)"` : "";
   return `<tr><td>${escapeHtml(q.group)}</td><td>${escapeHtml(label)}</td>${num(q.orphanSeconds)}${num(distinct)}${num(Math.max(0, history.length - 1))}${num(duplicates)}`
+    + (dominant !== undefined ? `<td class="own-why">${escapeHtml(dominant.get(whyKey(q.group, label)) ?? NO_REASON)}</td>` : "")
     + `<td class="own-cell"><div class="own-bar" data-queue="${escapeHtml(`${q.group} ${label}`)}"${barTitle}>${segments.join("")}${marks.join("")}</div>${lockStrip(q, runMs)}</td></tr>`;
 }
 
@@ -110,8 +117,8 @@ function lockStrip(q: QueueRow, runMs: number): string {
   const spans = locks.slice(0, LOCK_SEGMENTS_MAX).map((l) => {
     const left = pct(l.fromMs, runMs);
     const width = Math.max(0, pct(l.toMs ?? runMs, runMs) - left);
-    const until = l.toMs === null ? "end of run" : `${formatNumber(l.toMs / 1000)} s`;
-    const title = `${l.clientId}: lock ${l.state}, ${formatNumber(l.fromMs / 1000)} s – ${until}`;
+    const until = l.toMs === null ? "end of run" : `${formatDisplay(l.toMs / 1000)} s`;
+    const title = `${l.clientId}: lock ${l.state}, ${formatDisplay(l.fromMs / 1000)} s – ${until}`;
     return `<span class="lock-${l.state.replace(" ", "-")}" style="left:${formatNumber(left)}%;width:${formatNumber(width)}%;background:${LOCK_FILL[l.state]}" title="${escapeHtml(title)}"></span>`;
   });
   const cut = locks.length - spans.length;
@@ -120,11 +127,11 @@ function lockStrip(q: QueueRow, runMs: number): string {
 }
 
 /** The faults that hit, in order; empty when the run had none. */
-export function renderFaults(summary: Summary): string {
+export function renderFaults(summary: Summary, labels: ReadonlyMap<string, string> = new Map()): string {
   if (summary.faults.length === 0) return "";
   const rows = summary.faults.map((f) => {
-    const end = f.endMs === null ? "—" : formatNumber(f.endMs / 1000);
-    return `<tr>${num(f.atMs / 1000)}<td>${escapeHtml(f.kind)}</td><td>${escapeHtml(f.label)}</td><td>${escapeHtml(f.effect)}</td><td class="num">${end}</td></tr>`;
+    const end = f.endMs === null ? "—" : formatDisplay(f.endMs / 1000);
+    return `<tr>${num(f.atMs / 1000)}<td>${escapeHtml(f.kind)}</td><td>${escapeHtml(withClients(f.label, labels))}</td><td>${escapeHtml(f.effect)}</td><td class="num">${end}</td></tr>`;
   });
   return `<h2>Faults</h2>
 <table class="faults"><thead><tr><th>at (s)</th><th>kind</th><th>label</th><th>effect</th><th>end (s)</th></tr></thead>
@@ -141,13 +148,13 @@ function axisTicks(runMs: number): string {
   const stepSec = [1, 2, 5, 10].map((m) => m * magnitude).find((v) => v >= raw) ?? 10 * magnitude;
   const spans: string[] = [];
   for (let i = 0; i * stepSec <= runSec + 1e-9 && i <= 20; i++) {
-    spans.push(`<span style="left:${formatNumber(pct(i * stepSec * 1000, runMs))}%">${formatNumber(i * stepSec)}</span>`);
+    spans.push(`<span style="left:${formatNumber(pct(i * stepSec * 1000, runMs))}%">${formatDisplay(i * stepSec)}</span>`);
   }
   return `<div class="own-axis">${spans.join("")}</div>`;
 }
 
 function num(v: number): string {
-  return `<td class="num">${formatNumber(v)}</td>`;
+  return `<td class="num">${formatDisplay(v)}</td>`;
 }
 
 /** Share of the run, % (formatNumber rounds it to 3 decimals, which keeps the markup byte-stable). */

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { GroupAccount, InstanceAccount } from "../metrics/accounting.ts";
 import type { QueueRow, Summary } from "../metrics/summary.ts";
 import type { RunResult } from "../run/simulate.ts";
-import { ORDERLY_QUEUES_MAX, renderSummaryTables } from "./htmlSummary.ts";
+import { formatDisplay, ORDERLY_QUEUES_MAX, renderSummaryTables } from "./htmlSummary.ts";
 import { simulateBacklog } from "./testScenario.ts";
 
 const base = simulateBacklog();
@@ -42,7 +42,7 @@ describe("renderSummaryTables: broadcasting instances and orderly queues", () =>
   it("lists orderly queues with suspends, longest head block and the final lock state, at most ORDERLY_QUEUES_MAX of them", () => {
     const html = renderSummaryTables(withSummary({ perQueue: [orderlyRow(0, 3, 2500), orderlyRow(1, 0, 0)] }));
     expect(html).toContain("<caption>Orderly queues</caption>");
-    expect(html).toContain('<tr><td>O</td><td>T@b#0</td><td class="num">3</td><td class="num">2500</td><td>held</td></tr>');
+    expect(html).toContain('<tr><td>O</td><td>T@b#0</td><td class="num">3</td><td class="num">2,500</td><td>held</td></tr>');
     const many = renderSummaryTables(withSummary({ perQueue: Array.from({ length: ORDERLY_QUEUES_MAX + 5 }, (_, i) => orderlyRow(i, 0, 0)) }));
     expect(many).toContain(`<caption>Orderly queues — first ${ORDERLY_QUEUES_MAX} of ${ORDERLY_QUEUES_MAX + 5}</caption>`);
     expect(many).not.toContain(`T@b#${ORDERLY_QUEUES_MAX}<`);
@@ -53,5 +53,15 @@ describe("renderSummaryTables: broadcasting instances and orderly queues", () =>
     expect(html).not.toContain("Broadcasting instances");
     expect(html).not.toContain("Orderly queues");
     expect(html).toContain('<tr><td>of which dropped</td><td class="num">0</td></tr>');
+  });
+});
+
+describe("formatDisplay", () => {
+  it("groups the integer part by thousands with commas, keeps up to 3 decimals, and leaves small numbers alone", () => {
+    expect(formatDisplay(160_000)).toBe("160,000");
+    expect(formatDisplay(-1_234_567.5)).toBe("-1,234,567.5");
+    expect(formatDisplay(999)).toBe("999");
+    expect(formatDisplay(1000.12345)).toBe("1,000.123");
+    expect(formatDisplay(0)).toBe("0");
   });
 });

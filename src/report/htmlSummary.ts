@@ -9,10 +9,22 @@ export function escapeHtml(s: string): string {
   return s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&#39;");
 }
 
+/**
+ * A number for people to read: formatNumber's digits (at most 3 decimals, never an exponent) with the
+ * integer part grouped by thousands, "1,234,567.5" — the charts' tick labels use the same en-US groups.
+ * CSV and JSON keep plain digits for tools.
+ */
+export function formatDisplay(v: number): string {
+  const text = formatNumber(v);
+  const m = /^(-?)(\d+)(\.\d+)?$/.exec(text);
+  if (m === null) return text;
+  return `${m[1]}${m[2]!.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${m[3] ?? ""}`;
+}
+
 type Cell = string | number;
 
 function cell(v: Cell): string {
-  return typeof v === "number" ? `<td class="num">${formatNumber(v)}</td>` : `<td>${escapeHtml(v)}</td>`;
+  return typeof v === "number" ? `<td class="num">${formatDisplay(v)}</td>` : `<td>${escapeHtml(v)}</td>`;
 }
 
 function table(caption: string, head: string[], rows: Cell[][]): string {
@@ -40,7 +52,7 @@ export function renderSummaryTables(result: RunResult): string {
       ["scenario", s.scenario], ["seed", s.seed], ["profile", s.profile],
       ["complete", s.complete ? "yes" : `no (${s.stopReason})`], ["simulated (s)", s.simulatedMs / 1000],
       ["events", s.events], ["trace hash", s.traceHash], ["pulls", s.pulls.total],
-      ["rebalances (changed)", `${formatNumber(s.rebalances)} (${formatNumber(s.rebalanceChanges)})`],
+      ["rebalances (changed)", `${formatDisplay(s.rebalances)} (${formatDisplay(s.rebalanceChanges)})`],
     ]),
     table("Messages", ["", "count"], [
       ["produced", m.produced], ["consumed", m.consumed], ["duplicates", m.duplicates], ["lost", m.lost], ["of which dropped", m.dropped],

@@ -1,5 +1,6 @@
 // RunResult → report files (name → content), nothing written: the CLI writes the map to reports/<name>/.
 // Pure apart from reading chart.js's bundle once at import (assets.ts); no clock, no process, no files.
+import type { ExplainedRun } from "../explain/explain.ts";
 import type { RunResult } from "../run/simulate.ts";
 import { CHART_JS_UMD_SOURCE } from "./assets.ts";
 import { buildChartData } from "./chartSpecs.ts";
@@ -14,10 +15,13 @@ export interface RenderReportOptions {
   traceJsonl?: string;
   /** Run metadata from the CLI (command, options, versions); written as run.json when given. */
   runJson?: object;
+  /** The explainer's account of this run (computed while it ran): report.html's "Why" section, and why.json. */
+  why?: ExplainedRun;
 }
 
 /**
- * Files of one report, in a fixed order: summary.json, timeseries.csv, report.html, then (when asked)
+ * Files of one report, in a fixed order: summary.json, why.json (when `why` is given: `rmqsim explain
+ * --json`'s answer for the same run), timeseries.csv, report.html, then (when asked)
  * throughput.png, lag.png, cache.png, flow-control.png, latency.png, consumers.png, then trace.jsonl and run.json when
  * given. The same result and options give byte-identical contents.
  */
@@ -25,8 +29,9 @@ export async function renderReport(result: RunResult, options: RenderReportOptio
   const files = new Map<string, Buffer | string>();
   const chartData = buildChartData(result);
   files.set("summary.json", JSON.stringify(result.summary, null, 2) + "\n");
+  if (options.why !== undefined) files.set("why.json", JSON.stringify(options.why.explanation, null, 2) + "\n");
   files.set("timeseries.csv", renderTimeSeriesCsv(result.series));
-  files.set("report.html", renderHtml(result, chartData, CHART_JS_UMD_SOURCE));
+  files.set("report.html", renderHtml(result, chartData, CHART_JS_UMD_SOURCE, options.why));
   if (options.charts) {
     for (const spec of chartData.charts) files.set(`${spec.id}.png`, await renderChartPng(chartData, spec));
   }

@@ -2,6 +2,7 @@
 // same run with two broker nodes grafted on, for the parts a run with replicas adds.
 import type { BrokerNodeRow } from "../metrics/summary.ts";
 import { simulate, type RunResult } from "../run/simulate.ts";
+import { explainAlongside, type ExplainedRun } from "../explain/explain.ts";
 
 export const BACKLOG_SCENARIO = {
   name: "report-backlog",
@@ -66,4 +67,11 @@ export function simulateBacklogWithNodes(base: RunResult = simulateBacklog()): R
       ],
     },
   };
+}
+
+/** A run explained alongside, as `rmqsim run` explains it (computeRun): the result and the account. */
+export function simulateExplained(scenario: unknown, durationUs?: number): { result: RunResult; why: ExplainedRun } {
+  const along = explainAlongside();
+  const result = simulate(scenario, { captureTrace: (cl) => along.captureTrace(cl), ...(durationUs !== undefined ? { durationUs } : {}) });
+  return { result, why: along.finish(result) };
 }
