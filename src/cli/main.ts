@@ -9,6 +9,7 @@ import { BadInputError, EXIT, reportError } from "./errors.ts";
 import { DEFAULT_SCENARIO_DIR, listCommand } from "./listCommand.ts";
 import { DEFAULT_SCENARIO, runCommand, type RunOptions } from "./runCommand.ts";
 import { validateCommand } from "./validateCommand.ts";
+import { initCommand } from "./initCommand.ts";
 import { CHECK_EVERY_DEFAULT, checkCommand, MAX_DEFAULT_CHECKS } from "./checkCommand.ts";
 import { compareCommand } from "./compareCommand.ts";
 import { mergeCommand, sweepCommand } from "./sweepCommand.ts";
@@ -18,8 +19,10 @@ import { explainCommand } from "./explainCommand.ts";
 const EXIT_HELP = `
 Exit codes:
   0   success
-  1   the run finished but an "expect" entry of the scenario failed
-  2   bad input: command line, unreadable file, malformed JSON or invalid scenario
+  1   the run finished but an "expect" entry of the scenario failed (check: also a baseline drift, or
+      --update-baseline refused because a run fails)
+  2   bad input: command line, unreadable file, malformed JSON or invalid scenario (an expectation
+      whose window or at(…) time lies beyond the run, after --duration / --set, included)
   3   a resource guard stopped a run (--max-memory, --max-events, too many pending events): a partial
       report with "complete": false and the reason was written (or the run was refused before it began)
   70  internal error (a bug in rmqsim)
@@ -30,8 +33,8 @@ const MAX_MEMORY_HELP = "stop a run cleanly (partial report, exit 3) once its me
 const MAX_EVENTS_HELP = `stop a run cleanly (partial report, exit 3) after <n> events (default: ${SCENARIO_DEFAULTS.maxEvents})`;
 
 const RUN_HELP = `
-Writes summary.json, run.json, timeseries.csv, the charts (*.png) and report.html into the output
-directory (and trace.jsonl with --trace). Files are written to <out>.tmp-<pid> first and renamed over
+Writes summary.json, why.json (rmqsim explain --json for this run), run.json, timeseries.csv, the
+charts (*.png) and report.html into the output directory (and trace.jsonl with --trace). Files are written to <out>.tmp-<pid> first and renamed over
 the previous report only when all are written.
 
 --set takes a dot path into the scenario JSON; list entries are numbered from 0. The value is parsed
@@ -51,29 +54,47 @@ Examples:
   $ rmqsim run --set topics.0.produce.rate=5000 --seed 7 --json > summary.json`;
 
 const CHECK_HELP = `
-Each expectation prints as ✓ or ✗ with the figures it rests on; a failing run prints the exact
-command that reproduces it. Runs go to worker threads; results are identical to a serial run.
+Each expectation prints as ✓ or ✗ with the figures it rests on; a failed one also prints its threshold
+and actual value and, for a time series, when (the deciding sample, the window) and where (the worst
+queue or instance); a failing run prints the exact command that reproduces it. Runs go to worker
+threads; results are identical to a serial run.
+
+Baselines are direction-aware: lag, latency, memory and losses are better lower, consumption throughput
+higher, counts neither. A change the bad way beyond --tolerance-worse fails; one the good way beyond
+--tolerance-better is reported as "improved" (a failure only with --strict-baseline). End-of-run
+snapshots (per-queue cached counts, offsets, in-flight messages) are skipped, final lags compared within
+the tolerance of the run's peak; figures new in the run are "new, not compared".
 
 Examples:
   $ rmqsim check scenarios/ --determinism
   $ rmqsim check scenarios/count-flow-control.json --seeds 5 --junit reports/junit.xml
+  $ rmqsim check scenarios/ --report-dir reports/check
   $ rmqsim check scenarios/ --baseline ci/baselines --update-baseline
-  $ rmqsim check scenarios/ --baseline ci/baselines --tolerance 5% --tolerance-for latency=20%`;
+  $ rmqsim check scenarios/ --baseline ci/baselines --tolerance-worse 5% --tolerance-better 50% --tolerance-for latency=20%`;
 
 const SWEEP_HELP = `
 Every point runs under --seeds seeds; metrics are means with 95 % confidence intervals (Student t).
-Without --minimize/--maximize the recommendation is the smallest value of the first parameter whose
-throughput is within 1 % of the best. In --require, "best" is the best mean of the first metric named.
+Without --minimize/--maximize the recommendation is the smallest value of the first parameter that is
+as good as the best on throughput (within 1 %: a requirement), then on p99 end-to-end latency, then on
+peak committed lag (tie-breakers: no worse than the best feasible point's by more than 5 % plus both
+points' 95 % half-widths).
+A burst that drains before the run ends leaves throughput flat, so the tie-breakers decide. A warning
+is printed when the objective's metric does not vary across the grid (within 1 % or its CI).
+In --require, "best" is the best mean of the first metric named.
+--param a,b=values ties paths: both take each value together (no grid between them), e.g.
+groups.0.config.consumeThreadMin,groups.0.config.consumeThreadMax=10,20,40 (min must not exceed max;
+the model's concurrency is consumeThreadMin, and it has no CPU contention: threads cost nothing here).
 Metrics: throughput.consumedPerSec.mean|min, lag.committed.mean|max, lag.unpulled.max,
 cache.countPerQueueMax, cache.bytesPerQueueMax, cache.bytesPerConsumerMax, memoryPerConsumerMiB,
-latency.endToEnd.p99Ms|p50Ms, flowControl.perSec, messages.lost, messages.duplicates.
+heapEstimateMiB, latency.endToEnd.p99Ms|p50Ms, flowControl.perSec, messages.lost, messages.duplicates.
 
 Writes sweep.json, sweep.csv, sweep-*.png (heatmap-*.png for 2-D grids), sweep.html and
 recommendation.md. Results are identical whatever --workers; shards merged equal a single run.
 
 Examples:
   $ rmqsim sweep scenarios/tune-pull-threshold.json --param groups.0.config.pullThresholdForQueue=8..1024*2 --seeds 3 --warmup 20s
-  $ rmqsim sweep s.json --param groups.0.config.pullThresholdForQueue=100,500,1000 --param groups.0.config.consumeThreadMin=10,20,40 \\
+  $ rmqsim sweep s.json --param groups.0.config.pullThresholdForQueue=100,500,1000 \\
+      --param groups.0.config.consumeThreadMin,groups.0.config.consumeThreadMax=10,20,40 \\
       --minimize cache.bytesPerConsumerMax --require "throughput.consumedPerSec.mean >= 0.99 * best"
   $ rmqsim sweep s.json --param groups.0.config.pullThresholdForQueue=50..5000*2 --shard 2/4 --out shard-2`;
 
@@ -111,7 +132,7 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
     .argument("[scenario]", "scenario file", DEFAULT_SCENARIO)
     .option("--seed <n>", "root seed, a whole number from 0 to 4294967295 (overrides the scenario's seed)")
     .option("--out <dir>", "report directory (default: reports/<scenario name>)")
-    .option("--duration <d>", "virtual time to simulate, e.g. 30s, 10m, 2h (overrides the scenario's duration)")
+    .option("--duration <d>", "virtual time to simulate, e.g. 30s, 10m, 1h30m (overrides the scenario's duration)")
     .option("--set <path=value>", "override one scenario field, e.g. groups.0.config.pullBatchSize=64 (repeatable)", collect)
     .option("--json", "print summary.json to stdout instead of the summary table")
     .option("-q, --quiet", "print nothing but errors (no table, no progress)")
@@ -148,9 +169,15 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
     .option("--seeds <n>", "check each scenario under n seeds: its own, then seed+1, … (all must pass)", "1")
     .option("--junit <file>", "also write JUnit XML, one testcase per expectation")
     .option("--baseline <dir>", "compare each run's summary with <dir>/<name>.seed-<seed>.summary.json")
-    .option("--update-baseline", "write the baselines instead of comparing")
-    .option("--tolerance <t>", "allowed drift from the baseline: 5% (relative) or 10 (absolute)", "5%")
-    .option("--tolerance-for <path=t>", "tolerance for one summary key or prefix, e.g. latency=20% (repeatable)", collect)
+    .option("--update-baseline", "write the baselines instead of comparing (refused, exit 1, when a run fails, unless --force)")
+    .option("--force", "with --update-baseline: write the baselines even though runs fail")
+    .option("--tolerance <t>", "allowed drift from the baseline, both directions: 5% (relative) or 10 (absolute)", "5%")
+    .option("--tolerance-worse <t>", "allowed drift the bad way (default: --tolerance); neutral figures use it both ways")
+    .option("--tolerance-better <t>", "drift the good way before a figure is reported as improved (default: --tolerance)")
+    .option("--tolerance-for <path=t>", "tolerance for one summary key or prefix, both directions, e.g. latency=20% (repeatable)", collect)
+    .option("--strict-baseline", "an improvement beyond --tolerance-better fails too")
+    .option("--report-dir <dir>", "write each failing run's report (report.html, charts, summary.json…) to <dir>/<scenario>.seed-<seed>/")
+    .option("--report-dir-all", "with --report-dir: every run's report, passing ones too")
     .option("--determinism", "run each scenario twice and fail if the trace hashes or summaries differ")
     .option("--workers <n>", "worker threads (default: the number of cores)")
     .option("--json", "print the results as JSON")
@@ -165,6 +192,12 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
         tolerance: String(opts.tolerance),
         toleranceFor: (opts.toleranceFor as string[] | undefined) ?? [],
         updateBaseline: opts.updateBaseline === true,
+        force: opts.force === true,
+        strictBaseline: opts.strictBaseline === true,
+        reportDirAll: opts.reportDirAll === true,
+        ...(opts.toleranceWorse !== undefined ? { toleranceWorse: String(opts.toleranceWorse) } : {}),
+        ...(opts.toleranceBetter !== undefined ? { toleranceBetter: String(opts.toleranceBetter) } : {}),
+        ...(opts.reportDir !== undefined ? { reportDir: String(opts.reportDir) } : {}),
         determinism: opts.determinism === true,
         json: opts.json === true,
         ...(opts.checkEvery !== undefined ? { checkEvery: String(opts.checkEvery) } : {}),
@@ -191,7 +224,7 @@ function buildProgram(env: CliEnv, result: { code: number }): Command {
     .command("sweep")
     .description("run a grid of scenario variants under several seeds and recommend a setting")
     .argument("<scenario>", "scenario file")
-    .option("--param <path=values>", "a parameter and its values: 100,200,500 | 100..2000:100 | 50..5000*2 (repeatable; several form a grid)", collect)
+    .option("--param <path=values>", "a parameter and its values: 100,200,500 | 100..2000:100 | 50..5000*2 (repeatable; several form a grid; a,b=… ties two paths)", collect)
     .option("--seeds <n>", "runs per point: the scenario's seed, then seed+1, …", "1")
     .option("--warmup <d>", "discard this much of the start of each run from time-series metrics", "0s")
     .option("--minimize <metric>", "objective to minimise, e.g. cache.bytesPerConsumerMax")
@@ -295,7 +328,7 @@ Examples:
     .command("explain")
     .description("re-run a scenario and say why its queues stopped or slowed: each interval with its reason, figures and the settings that change it")
     .argument("<scenario>", "scenario file")
-    .option("--queue <queue>", "explain this queue only, named Topic@broker#queueId (default: the top queues by time not progressing)")
+    .option("--queue <queue>", "explain this queue only, named Topic@broker#queueId, or a group's %RETRY%Group@broker#queueId (default: the top queues by time not progressing)")
     .option("--group <group>", "explain this consumer group only")
     .option("--at <time>", "keep the intervals overlapping this virtual time (with --window: [at, at + window])")
     .option("--window <duration>", "keep the intervals overlapping [--at, --at + window] (--at defaults to 0)")
@@ -309,6 +342,15 @@ Examples:
         scenario, json: opts.json === true,
         ...text("queue"), ...text("group"), ...text("at"), ...text("window"), ...text("seed"), ...text("duration"), ...text("top"),
       }, env);
+    });
+
+  program
+    .command("init")
+    .description("write a commented starter scenario (JSONC) to <name>.json and validate it")
+    .argument("[name]", "scenario name or path (.json is added if missing)", "scenario")
+    .option("--force", "overwrite the file if it exists (otherwise: exit 2)")
+    .action(async (name: string, opts: { force?: boolean }) => {
+      result.code = await initCommand({ name, force: opts.force === true }, env);
     });
 
   program
