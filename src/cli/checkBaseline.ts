@@ -4,7 +4,7 @@
 import { join, resolve } from "node:path";
 import { DEFAULT_IGNORES, leafPairs, parseTolerance, type Tolerance } from "../checks/baseline.ts";
 import { compareBaseline, formatBaseline, type BaselineOptions } from "../checks/baselineCompare.ts";
-import type { CheckOptions, JobResult } from "./checkCommand.ts";
+import type { CheckOptions, JobResult } from "./checkTypes.ts";
 import { passedRun } from "./checkOutput.ts";
 import { toleranceOptions } from "./compareCommand.ts";
 import type { CliEnv } from "./env.ts";

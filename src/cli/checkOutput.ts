@@ -3,7 +3,7 @@
 import { basename } from "node:path";
 import type { CheckCase, CheckSuite } from "../checks/junit.ts";
 import { failureLines } from "../checks/failureDetail.ts";
-import type { CheckOptions, JobResult } from "./checkCommand.ts";
+import type { CheckOptions, JobResult } from "./checkTypes.ts";
 import { formatSeedSpread } from "./seedSpread.ts";
 
 /** Whether a run passes: it completed, every expectation held, it was deterministic and within its baseline. */

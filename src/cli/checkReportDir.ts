@@ -2,7 +2,7 @@
 // (report.html, summary.json, charts, timeseries.csv…) — in <dir>/<scenario>.seed-<seed>/, so CI can
 // upload them and a failure can be opened. Passing runs write nothing unless --report-dir-all.
 import { join, resolve } from "node:path";
-import type { CheckOptions, Job, JobResult, RunOutcome } from "./checkCommand.ts";
+import type { CheckOptions, Job, JobResult, RunOutcome } from "./checkTypes.ts";
 import { passed } from "./checkOutput.ts";
 import type { CliEnv } from "./env.ts";
 import { writeReportDir } from "./writeReport.ts";

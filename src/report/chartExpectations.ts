@@ -5,7 +5,17 @@
 import type { ExpectResult } from "../scenario/expect.ts";
 import type { ClauseDetail } from "../scenario/expectDetail.ts";
 import { SERIES_ALIASES, SERIES_COLUMNS, type SeriesColumn } from "../scenario/vocabulary.ts";
-import type { ChartLineSpec } from "./chartSpecs.ts";
+
+/** A horizontal reference line (a threshold), drawn dashed across the whole x range. */
+export interface ChartLineSpec {
+  key: string;
+  label: string;
+  axis: "y" | "y2";
+  value: number;
+  color: string;
+  /** A time instead: a vertical line at `value` seconds (an expectation's `first(…) < 10s`). */
+  vertical?: boolean;
+}
 
 const MIB = 1024 * 1024;
 export const EXPECT_OK_COLOR = "#2e7d32";

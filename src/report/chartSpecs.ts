@@ -48,16 +48,8 @@ export interface ChartSeriesSpec {
   node?: string;
 }
 
-/** A horizontal reference line (a threshold), drawn dashed across the whole x range. */
-export interface ChartLineSpec {
-  key: string;
-  label: string;
-  axis: "y" | "y2";
-  value: number;
-  color: string;
-  /** A time instead: a vertical line at `value` seconds (an expectation's `first(…) < 10s`). */
-  vertical?: boolean;
-}
+export type { ChartLineSpec } from "./chartExpectations.ts";
+import type { ChartLineSpec } from "./chartExpectations.ts";
 
 export interface ChartSpec {
   /** Also the PNG file name without extension. */
