@@ -4,94 +4,20 @@
 // Acceptance: the Erlang-C Wq lies inside the 95 % batch-means interval, and the kernel reaches at
 // least 0.6× the bare heap's customers per second. Run with `npm run bench:kernel`.
 
-import { Scheduler } from "../src/sim/Scheduler.ts";
-import { RandomStreams, type Rng } from "../src/sim/streams.ts";
+import { RandomStreams } from "../src/sim/streams.ts";
+import { ARRIVAL_MEAN_US, ARRIVAL_RATE, expUs, type MmcRun, runKernelMmc, SEED, SERVERS, SERVICE_MEAN_US, SERVICE_RATE, TimeRing, UNIT_US } from "./mmc.ts";
 
-const SERVERS = 20;
-const ARRIVAL_RATE = 18; // λ per time unit
-const SERVICE_RATE = 1; // μ per time unit per server
-const UNIT_US = 1_000_000; // one time unit in µs: rounding draws to whole µs is then negligible
 const CUSTOMERS = 1_000_000;
 const WARMUP_CUSTOMERS = 10_000;
 const BATCHES = 30;
 const T_975_DF29 = 2.0452296421327;
-const SEED = 20240601;
 const ROUNDS = 5;
 const ACCEPT_RATIO_MIN = 0.6;
 
-const ARRIVAL_MEAN_US = UNIT_US / ARRIVAL_RATE;
-const SERVICE_MEAN_US = UNIT_US / SERVICE_RATE;
-
-interface RunResult {
-  waitsUs: Float64Array; // queue wait per customer, in order of service start (= arrival order, FIFO)
-  wallMs: number;
-  events: number;
-}
-
-function expUs(rng: Rng, meanUs: number): number {
-  return Math.round(-meanUs * Math.log1p(-rng()));
-}
-
-/** FIFO of waiting customers' arrival times, a growable power-of-two ring. */
-class TimeRing {
-  private buffer = new Float64Array(1 << 12);
-  private head = 0;
-  private tail = 0;
-  get length(): number {
-    return this.tail - this.head;
-  }
-  push(x: number): void {
-    if (this.tail - this.head === this.buffer.length) this.grow();
-    this.buffer[this.tail++ & (this.buffer.length - 1)] = x;
-  }
-  shift(): number {
-    return this.buffer[this.head++ & (this.buffer.length - 1)]!;
-  }
-  private grow(): void {
-    const next = new Float64Array(this.buffer.length * 2);
-    for (let i = this.head; i < this.tail; i++) next[i - this.head] = this.buffer[i & (this.buffer.length - 1)]!;
-    this.tail -= this.head;
-    this.head = 0;
-    this.buffer = next;
-  }
-}
+type RunResult = Omit<MmcRun, "cpuMs">;
 
 function runKernel(): RunResult {
-  const streams = new RandomStreams(SEED);
-  const arrivalRng = streams.get("mmc/arrival");
-  const serviceRng = streams.get("mmc/service");
-  const scheduler = new Scheduler();
-  const waiting = new TimeRing();
-  const waitsUs = new Float64Array(CUSTOMERS);
-  let busy = 0;
-  let arrived = 0;
-  let started = 0;
-
-  const startService = (arrivalUs: number): void => {
-    waitsUs[started++] = scheduler.nowUs - arrivalUs;
-    scheduler.scheduleIn(expUs(serviceRng, SERVICE_MEAN_US), departure);
-  };
-  const arrival = scheduler.defineKind("ARRIVAL", () => {
-    arrived++;
-    if (busy < SERVERS) {
-      busy++;
-      startService(scheduler.nowUs);
-    } else {
-      waiting.push(scheduler.nowUs);
-    }
-    if (arrived < CUSTOMERS) scheduler.scheduleIn(expUs(arrivalRng, ARRIVAL_MEAN_US), arrival);
-  });
-  const departure = scheduler.defineKind("DEPARTURE", () => {
-    if (waiting.length > 0) startService(waiting.shift());
-    else busy--;
-  });
-
-  const t0 = process.hrtime.bigint();
-  scheduler.scheduleIn(expUs(arrivalRng, ARRIVAL_MEAN_US), arrival);
-  const outcome = scheduler.runUntil(2 ** 52);
-  const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (outcome !== "idle" || started !== CUSTOMERS) throw new Error(`kernel run ended ${outcome} after ${started} customers`);
-  return { waitsUs, wallMs, events: scheduler.eventsRun };
+  return runKernelMmc(CUSTOMERS);
 }
 
 const ARRIVAL = 0;

@@ -1,0 +1,62 @@
+// One timed simulate() of a scenario, shared by bench/pipeline.ts and the performance guard: wall time,
+// events, consumed messages, peak RSS and the wall time of each whole simulated hour. Bench code may
+// read the wall clock and the process's memory; the model it times never does.
+import { simulate, type RunResult } from "../src/run/simulate.ts";
+import { cpuNowMs } from "./mmc.ts";
+
+const HOUR_US = 3_600_000_000;
+
+export interface PipelineRun {
+  result: RunResult;
+  wallS: number;
+  /** Process CPU time over the run (user + system, all threads). */
+  cpuS: number;
+  events: number;
+  /** Consumed by listeners, duplicates included: what the wall time bought. */
+  consumed: number;
+  /** Largest resident set seen at the progress slices (every virtual second or 65 536 events). */
+  peakRssBytes: number;
+  /** Wall seconds spent on each whole simulated hour, in order (empty for runs shorter than an hour). */
+  hourWallS: number[];
+  /** Process CPU seconds spent on each whole simulated hour: flat on a loaded machine when wall is not. */
+  hourCpuS: number[];
+  /** Resident set at the end of each whole simulated hour: memory must follow the backlog, not the hour. */
+  hourRssBytes: number[];
+}
+
+export function runPipeline(scenario: unknown, durationUs?: number): PipelineRun {
+  let peakRssBytes = process.memoryUsage().rss;
+  const hourWallS: number[] = [];
+  const hourCpuS: number[] = [];
+  const hourRssBytes: number[] = [];
+  const t0 = performance.now();
+  const cpu0 = cpuNowMs();
+  let hourStartMs = t0;
+  let hourStartCpuMs = cpu0;
+  const result = simulate(scenario, {
+    durationUs,
+    onProgress: (simulatedUs) => {
+      const rss = process.memoryUsage().rss;
+      if (rss > peakRssBytes) peakRssBytes = rss;
+      // Slices end at every sample time (1 s by default), so an hour's end is seen within a slice.
+      if (simulatedUs >= (hourWallS.length + 1) * HOUR_US) {
+        const nowMs = performance.now();
+        const cpuMs = cpuNowMs();
+        hourWallS.push((nowMs - hourStartMs) / 1000);
+        hourCpuS.push((cpuMs - hourStartCpuMs) / 1000);
+        hourRssBytes.push(rss);
+        hourStartMs = nowMs;
+        hourStartCpuMs = cpuMs;
+      }
+    },
+  });
+  const wallS = (performance.now() - t0) / 1000;
+  const cpuS = (cpuNowMs() - cpu0) / 1000;
+  const s = result.summary;
+  return { result, wallS, cpuS, events: s.events, consumed: s.messages.consumed + s.messages.duplicates, peakRssBytes, hourWallS, hourCpuS, hourRssBytes };
+}
+
+/** Events per consumed message; a run that consumed nothing counts as one message so the figure stays finite. */
+export function eventsPerMessage(run: Pick<PipelineRun, "events" | "consumed">): number {
+  return run.events / Math.max(1, run.consumed);
+}
