@@ -74,7 +74,9 @@ export class PullRequestHoldService {
   }
 
   giveBack(list: BrokerPullRequest[]): void {
-    list.length = 0;
+    // pop, not `length = 0`: V8 inlines pop, while a length store calls into the runtime (measurable
+    // at one give-back per arrival wake-up); the list is short (the requests held on one queue).
+    while (list.length > 0) list.pop();
     this.spareLists.push(list);
   }
 

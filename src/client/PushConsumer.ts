@@ -78,6 +78,7 @@ export class PushConsumer implements Node {
   /** Subscribed topics (including %RETRY%<group>), sorted by name, with their subVersion (ms). */
   readonly subscribedTopics: number[] = [];
   private readonly subVersion = new Map<number, number>();
+  private readonly subVersionAt: (number | undefined)[] = []; // the same by topic index: read on every pull
   readonly maxReconsumeTimes: number;
   /** queueFlowControlTimes and queueMaxSpanFlowControlTimes (§2 steps 6–8). */
   queueFlowControlTimes = 0;
@@ -165,7 +166,7 @@ export class PushConsumer implements Node {
     topics.sort((a, b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
     for (const t of topics) {
       this.subscribedTopics.push(t);
-      this.subVersion.set(t, nowMs); // SubscriptionData.subVersion = construction time
+      this.setSubVersion(t, nowMs); // SubscriptionData.subVersion = construction time
     }
     this.state = "RUNNING";
     this.route.start();
@@ -229,15 +230,16 @@ export class PushConsumer implements Node {
   // ---------------------------------------------------------------- subscriptions
 
   isSubscribed(topic: number): boolean {
-    return this.subVersion.has(topic);
+    return this.subVersionAt[topic] !== undefined;
   }
 
   subVersionOf(topic: number): number {
-    return this.subVersion.get(topic) ?? 0;
+    return this.subVersionAt[topic] ?? 0;
   }
 
   setSubVersion(topic: number, versionMs: number): void {
     this.subVersion.set(topic, versionMs);
+    this.subVersionAt[topic] = versionMs;
   }
 
   /** The subscription expression's tag set on a topic (null: every tag). */

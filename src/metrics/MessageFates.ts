@@ -207,7 +207,10 @@ export class MessageFates {
     const col = this.columns[subject]![keyQueue(originKey)]!;
     const offset = keyOffset(originKey);
     const gen = keyGen(originKey);
-    let fate = col.fateOf(offset, gen);
+    // Once per consumed message: the usual case (the queue's current generation) reads and writes the
+    // column directly instead of resolving the generation twice through fateOf and setFate.
+    const current = offset < col.max && gen === col.genAt(offset);
+    let fate = current ? col.get(offset) : col.fateOf(offset, gen);
     const count = fate & FATE_COUNT_MASK;
     counters.consumeOk++;
     if (count === 0) {
@@ -217,7 +220,9 @@ export class MessageFates {
     } else {
       counters.duplicates++;
     }
-    col.setFate(offset, gen, (fate & ~(FATE_COUNT_MASK | FATE_DLQ)) | Math.min(FATE_COUNT_MASK, count + 1));
+    const next = (fate & ~(FATE_COUNT_MASK | FATE_DLQ)) | Math.min(FATE_COUNT_MASK, count + 1);
+    if (current) col.set(offset, next);
+    else col.setFate(offset, gen, next);
     return count > 0;
   }
 

@@ -190,13 +190,13 @@ export class Transport {
     const i = this.inFlightFree.length > 0 ? this.inFlightFree.pop()! : this.inFlight.length;
     this.inFlight[i] = msg;
     this.inFlightStamps[i] = stamp;
-    this.sched.scheduleAt(atUs, to < CLIENT_SLOT_SPAN ? this.kindDeliverBroker : this.kindDeliverClient, i);
+    this.sched.post(atUs, to < CLIENT_SLOT_SPAN ? this.kindDeliverBroker : this.kindDeliverClient, i);
   }
 
   /** The request gets no answer: its asker's time-out fires `timeoutUs` after it was sent. */
   private fail(req: Command, stamp: Stamp): void {
     const at = Math.max(this.sched.nowUs, stamp.sentUs + stamp.timeoutUs);
-    this.sched.scheduleAt(at, this.kindTimeout, stamp.from, stamp.cookie, stamp.requestCode);
+    this.sched.post(at, this.kindTimeout, stamp.from, stamp.cookie, stamp.requestCode);
     stamp.state = Envelope.DONE;
     release(req, stamp);
   }

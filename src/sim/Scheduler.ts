@@ -68,11 +68,8 @@ export class Scheduler {
   private overflowAtUs = 0;
   /** scheduleAt takes the slow path (grow, or the pending limit) when free slots fall to this. */
   private freeLow = 0;
-
-  // Slot storage.
+  // Slot storage: an event's payload, by slot.
   private cap: number;
-  private atUs: Float64Array;
-  private seq: Float64Array;
   private kind: Int32Array;
   private target: Float64Array;
   private argA: Float64Array;
@@ -80,8 +77,10 @@ export class Scheduler {
   private gen: Uint32Array;
   private freeSlots: Int32Array;
   private freeCount: number;
-  // Heap of slot indices.
+  // Heap of slot indices, each entry's key (atUs, seq) beside it: comparisons never go through a slot.
   private heap: Int32Array;
+  private heapAtUs: Float64Array;
+  private heapSeq: Float64Array;
   private size = 0;
   private live = 0;
   private cancelledInHeap = 0;
@@ -96,8 +95,8 @@ export class Scheduler {
     const capacity = limits.initialCapacity ?? 1024;
     if (!Number.isSafeInteger(capacity)) throw new RangeError(`initialCapacity must be an integer, got ${capacity}`);
     this.cap = Math.min(SLOT_LIMIT, Math.max(16, capacity));
-    this.atUs = new Float64Array(this.cap);
-    this.seq = new Float64Array(this.cap);
+    this.heapAtUs = new Float64Array(this.cap);
+    this.heapSeq = new Float64Array(this.cap);
     this.kind = new Int32Array(this.cap);
     this.target = new Float64Array(this.cap);
     this.argA = new Float64Array(this.cap);
@@ -132,22 +131,30 @@ export class Scheduler {
 
   /** Schedules an event at absolute time `atUs` (≥ now). Returns an id for `cancel`. */
   scheduleAt(atUs: number, kind: number, target = 0, a = 0, b = 0): number {
+    const slot = this.insert(atUs, kind, target, a, b);
+    return this.gen[slot]! * SLOT_LIMIT + slot;
+  }
+
+  /** scheduleAt without an id (never cancelled): an id above 2^31 is a boxed number in V8, an allocation. */
+  post(atUs: number, kind: number, target = 0, a = 0, b = 0): void {
+    this.insert(atUs, kind, target, a, b);
+  }
+
+  /** Stores the event in a free slot and pushes it on the heap; returns the slot. */
+  private insert(atUs: number, kind: number, target: number, a: number, b: number): number {
     if (!Number.isSafeInteger(atUs) || atUs < this.nowUs) {
       throw new RangeError(`scheduleAt: time ${atUs} µs must be a safe integer ≥ now (${this.nowUs} µs)`);
     }
     if (this.handlers[kind] === undefined) throw new RangeError(`scheduleAt: unknown event kind ${kind}`);
     if (this.freeCount <= this.freeLow) this.lowOnSlots();
     const slot = this.freeSlots[--this.freeCount]!;
-    this.atUs[slot] = atUs;
-    this.seq[slot] = this.seqNext++;
     this.kind[slot] = kind;
     this.target[slot] = target;
     this.argA[slot] = a;
     this.argB[slot] = b;
-    this.heap[this.size] = slot;
-    this.siftUp(this.size++);
+    this.siftUp(this.size++, slot, atUs, this.seqNext++);
     this.live++;
-    return this.gen[slot]! * SLOT_LIMIT + slot;
+    return slot;
   }
 
   /** Schedules an event `delayUs` (≥ 0) from now. */
@@ -175,7 +182,7 @@ export class Scheduler {
   /** Time of the next pending event, or Infinity. */
   peekTimeUs(): number {
     this.dropCancelledTop();
-    return this.size === 0 ? Infinity : this.atUs[this.heap[0]!]!;
+    return this.size === 0 ? Infinity : this.heapAtUs[0]!;
   }
 
   /**
@@ -200,7 +207,7 @@ export class Scheduler {
         this.popTop();
         continue;
       }
-      const t = this.atUs[slot]!;
+      const t = this.heapAtUs[0]!;
       if (t > untilUs) return this.finishAt(untilUs, "until");
       if (t > this.maxTimeUs) return "timeLimit";
       if (this.eventsRun >= stopAt) return this.eventsRun >= this.maxEvents ? "eventLimit" : "budget";
@@ -275,11 +282,8 @@ export class Scheduler {
     if (this.kind[slot] === CANCELLED) this.cancelledInHeap--;
     this.gen[slot] = (this.gen[slot]! + 1) & GEN_MASK;
     this.freeSlots[this.freeCount++] = slot;
-    const last = this.heap[--this.size]!;
-    if (this.size > 0) {
-      this.heap[0] = last;
-      this.siftDown(0);
-    }
+    const n = --this.size;
+    if (n > 0) this.siftDown(0, this.heap[n]!, this.heapAtUs[n]!, this.heapSeq[n]!);
   }
 
   /**
@@ -295,77 +299,87 @@ export class Scheduler {
         this.gen[slot] = (this.gen[slot]! + 1) & GEN_MASK;
         this.freeSlots[this.freeCount++] = slot;
       } else {
+        this.heapAtUs[kept] = this.heapAtUs[i]!;
+        this.heapSeq[kept] = this.heapSeq[i]!;
         heap[kept++] = slot;
       }
     }
     this.size = kept;
     this.cancelledInHeap = 0;
-    for (let i = (kept >> 1) - 1; i >= 0; i--) this.siftDown(i);
+    for (let i = (kept >> 1) - 1; i >= 0; i--) this.siftDown(i, heap[i]!, this.heapAtUs[i]!, this.heapSeq[i]!);
   }
 
-  private less(x: number, y: number): boolean {
-    const tx = this.atUs[x]!;
-    const ty = this.atUs[y]!;
-    return tx < ty || (tx === ty && this.seq[x]! < this.seq[y]!);
-  }
-
-  private siftUp(i: number): void {
+  // The sifts place the entry (slot, key t, s) at hole i or above it (up) or below it (down).
+  private siftUp(i: number, slot: number, t: number, s: number): void {
     const heap = this.heap;
-    const slot = heap[i]!;
+    const at = this.heapAtUs;
+    const seq = this.heapSeq;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      const p = heap[parent]!;
-      if (!this.less(slot, p)) break;
-      heap[i] = p;
+      const tp = at[parent]!;
+      if (tp < t || (tp === t && seq[parent]! < s)) break;
+      heap[i] = heap[parent]!;
+      at[i] = tp;
+      seq[i] = seq[parent]!;
       i = parent;
     }
     heap[i] = slot;
+    at[i] = t;
+    seq[i] = s;
   }
 
-  private siftDown(i: number): void {
+  private siftDown(i: number, slot: number, t: number, s: number): void {
     const heap = this.heap;
+    const at = this.heapAtUs;
+    const seq = this.heapSeq;
     const n = this.size;
-    const slot = heap[i]!;
     for (;;) {
       let child = 2 * i + 1;
       if (child >= n) break;
+      let tc = at[child]!;
       const right = child + 1;
-      if (right < n && this.less(heap[right]!, heap[child]!)) child = right;
-      if (!this.less(heap[child]!, slot)) break;
+      if (right < n) {
+        const tr = at[right]!;
+        if (tr < tc || (tr === tc && seq[right]! < seq[child]!)) {
+          child = right;
+          tc = tr;
+        }
+      }
+      if (t < tc || (t === tc && s < seq[child]!)) break;
       heap[i] = heap[child]!;
+      at[i] = tc;
+      seq[i] = seq[child]!;
       i = child;
     }
     heap[i] = slot;
+    at[i] = t;
+    seq[i] = s;
   }
 
   private grow(): void {
     const old = this.cap;
     const cap = Math.min(old * 2, SLOT_LIMIT);
-    const growF = (a: Float64Array) => {
-      const n = new Float64Array(cap);
-      n.set(a);
-      return n;
-    };
-    this.atUs = growF(this.atUs);
-    this.seq = growF(this.seq);
-    this.target = growF(this.target);
-    this.argA = growF(this.argA);
-    this.argB = growF(this.argB);
-    const kind = new Int32Array(cap);
-    kind.set(this.kind);
-    this.kind = kind;
-    const gen = new Uint32Array(cap);
-    gen.set(this.gen);
-    this.gen = gen;
-    const heap = new Int32Array(cap);
-    heap.set(this.heap);
-    this.heap = heap;
+    this.heapAtUs = grown(this.heapAtUs, cap);
+    this.heapSeq = grown(this.heapSeq, cap);
+    this.target = grown(this.target, cap);
+    this.argA = grown(this.argA, cap);
+    this.argB = grown(this.argB, cap);
+    this.kind = grown(this.kind, cap);
+    this.gen = grown(this.gen, cap);
+    this.heap = grown(this.heap, cap);
     const free = new Int32Array(cap);
     free.set(this.freeSlots.subarray(0, this.freeCount));
     for (let s = cap - 1; s >= old; s--) free[this.freeCount++] = s;
     this.freeSlots = free;
     this.cap = cap;
   }
+}
+
+/** A copy of `a` in a new array of the same type and length `cap`. */
+function grown<T extends Float64Array | Int32Array | Uint32Array>(a: T, cap: number): T {
+  const n = new (a.constructor as new (length: number) => T)(cap);
+  n.set(a);
+  return n;
 }
 
 /** The slot table is full: a handler scheduled more events than the reserve kept after PENDING_EVENTS_MAX. */
