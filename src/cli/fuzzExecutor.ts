@@ -1,8 +1,7 @@
 // Where fuzz jobs run: a pool of worker threads (production) or the calling thread (tests). Either way
 // a job's reply is handleJob(job), so results do not depend on the executor nor on its size.
-import { Worker } from "node:worker_threads";
 import { handleJob, type FuzzJob, type FuzzReply } from "../fuzz/jobs.ts";
-import { InternalError } from "./errors.ts";
+import { threadQueue } from "./threadQueue.ts";
 import type { FuzzWorkerJob } from "./fuzzWorker.ts";
 import { reviveError, type SerialError } from "./workerMessages.ts";
 
@@ -25,64 +24,15 @@ export function inlineExecutor(size: number): FuzzExecutor {
   };
 }
 
-interface Pending {
-  message: FuzzWorkerJob;
-  resolve: (reply: FuzzReply) => void;
-  reject: (error: Error) => void;
-}
-
 /** `size` worker threads; jobs queue until one is free. */
 export function threadExecutor(size: number): FuzzExecutor {
-  const idle: Worker[] = [];
-  const all: Worker[] = [];
-  const queue: Pending[] = [];
-  const inFlight = new Map<number, { worker: Worker; pending: Pending }>();
+  const threads = threadQueue<FuzzWorkerJob, FuzzReply, { id: number; reply?: FuzzReply; error?: SerialError }>(WORKER_URL, size, "fuzz", ({ reply, error }) =>
+    reply !== undefined ? { ok: reply } : { error: reviveError(error ?? { kind: "internal", message: "the fuzz worker sent no reply" }) },
+  );
   let nextId = 0;
-  let alive = size;
-  const dispatch = () => {
-    while (idle.length > 0 && queue.length > 0) {
-      const worker = idle.pop()!;
-      const pending = queue.shift()!;
-      inFlight.set(pending.message.id, { worker, pending });
-      worker.postMessage(pending.message);
-    }
-  };
-  for (let i = 0; i < size; i++) {
-    const worker = new Worker(WORKER_URL);
-    worker.on("message", ({ id, reply, error }: { id: number; reply?: FuzzReply; error?: SerialError }) => {
-      const entry = inFlight.get(id);
-      if (!entry) return;
-      inFlight.delete(id);
-      if (reply !== undefined) entry.pending.resolve(reply);
-      else entry.pending.reject(reviveError(error ?? { kind: "internal", message: "the fuzz worker sent no reply" }));
-      idle.push(worker);
-      dispatch();
-    });
-    worker.on("error", (error) => {
-      for (const [id, entry] of inFlight) {
-        if (entry.worker !== worker) continue;
-        inFlight.delete(id);
-        entry.pending.reject(error instanceof Error ? error : new InternalError(String(error)));
-      }
-    });
-    // A worker that exits (out of memory, a crash outside a job) takes no more jobs; with none left,
-    // the queued jobs fail instead of waiting for ever.
-    worker.on("exit", () => {
-      alive--;
-      const at = idle.indexOf(worker);
-      if (at >= 0) idle.splice(at, 1);
-      if (alive > 0) return;
-      for (const p of queue.splice(0)) p.reject(new InternalError("every fuzz worker has exited"));
-    });
-    all.push(worker);
-    idle.push(worker);
-  }
   return {
     size,
-    submit: (job) => new Promise<FuzzReply>((resolve, reject) => {
-      queue.push({ message: { id: nextId++, job }, resolve, reject });
-      dispatch();
-    }),
-    close: async () => void (await Promise.all(all.map((w) => w.terminate()))),
+    submit: (job) => threads.submit({ id: nextId++, job }),
+    close: () => threads.close(),
   };
 }
