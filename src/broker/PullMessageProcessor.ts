@@ -1,6 +1,7 @@
 // PullMessageProcessor#processRequest (spec §13.1, §13.3, §13.5) with long polling (§13.4): a pull is
-// checked against the group's subscription, answered from the store, or held until a message arrives,
-// the hold time is up, or the hold service's periodic check finds something.
+// checked against the permissions (brokerPermission, the group's SubscriptionGroupConfig, the topic's
+// config: pullChecks.ts) and the group's subscription, answered from the store, or held until a message
+// arrives, the hold time is up, or the hold service's periodic check finds something.
 import type { NodeContext } from "../net/Node.ts";
 import type { Trace } from "../sim/Trace.ts";
 import { ResponseCode, PullSysFlag } from "../protocol/codes.ts";
@@ -17,6 +18,10 @@ import { BrokerPullRequest, PullRequestHoldService } from "./PullRequestHoldServ
 import type { BrokerTrace } from "./trace.ts";
 import { clientSlot } from "../protocol/address.ts";
 import type { Replica } from "./Replica.ts";
+import type { BrokerFilters } from "./messageFilter.ts";
+import { PERM_RW } from "../protocol/topicConfig.ts";
+import { broadcastForbidden, checkPullPermission, type PullCheckState } from "./pullChecks.ts";
+import { SubscriptionGroupManager } from "./SubscriptionGroupManager.ts";
 
 export class PullMessageProcessor {
   /** The context's trace, kept at hand: it is written on every step. */
@@ -38,6 +43,12 @@ export class PullMessageProcessor {
   lostWakeup: { probability: number; mq: number; rng: () => number } | null = null;
   /** Arrival notifications the lostWakeup fault dropped. */
   wakeupsLost = 0;
+  /** The run's filter data (tag hash codes, SQL92; messageFilter.ts); null: match tag indexes (bare tests). */
+  filters: BrokerFilters | null = null;
+  /** What the permission checks read (pullChecks.ts): brokerPermission, the group table, the topic table. */
+  readonly checks: PullCheckState;
+  /** Whether the broker has the group's consumer info (heartbeats); asked only by the broadcast check. */
+  private readonly groupRegistered = (group: number): boolean => this.consumers.channelsOf(group).length > 0;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -54,6 +65,10 @@ export class PullMessageProcessor {
     this.trace = ctx.trace;
     this.getCtx = { config, hotBytes, commitLogTail: 0, profile, maxCap: Infinity };
     this.hold = new PullRequestHoldService(routes.queues.length, routes.topics.length);
+    // Every group has a %RETRY% topic: their number is the group count.
+    const groupCount = routes.topics.reduce((n, t) => (t.retryOf >= 0 ? n + 1 : n), 0);
+    const groups = new SubscriptionGroupManager(groupCount, config.retryQueueNums);
+    this.checks = { brokerPermission: PERM_RW, groups, topics: routes.topicConfigs, profile };
   }
 
   /** A PULL_MESSAGE arrives: first processing, the broker may hold it. */
@@ -99,6 +114,11 @@ export class PullMessageProcessor {
     // With the SUBSCRIPTION bit the broker parses the request's expression and neither needs the
     // group's heartbeat nor compares versions (§13.1 step 6).
     const withSubscription = (req.sysFlag & PullSysFlag.FLAG_SUBSCRIPTION) !== 0;
+    // The permission checks come first (§13.1 steps 1–6, pullChecks.ts).
+    const route = this.routes.queues[req.mq]!;
+    const denied = checkPullPermission(this.checks, req.consumerGroup, topic, route.brokerIndex, route.queueId);
+    if (denied !== ResponseCode.SUCCESS) return this.deny(p, denied);
+    if (!withSubscription && broadcastForbidden(this.checks.groups, req.consumerGroup, this.groupRegistered)) return this.deny(p, ResponseCode.NO_PERMISSION);
     const sub = withSubscription ? undefined : this.consumers.subscription(req.consumerGroup, topic);
     const moved = this.pendingOffsetMoved.size > 0 ? this.pendingOffsetMoved.get(offsetKey(req.consumerGroup, req.mq)) : undefined;
     let next = 0;
@@ -113,6 +133,8 @@ export class PullMessageProcessor {
       code = ResponseCode.SUBSCRIPTION_NOT_EXIST;
     } else if (!withSubscription && sub!.subVersion < req.subVersion) {
       code = ResponseCode.SUBSCRIPTION_NOT_LATEST;
+    } else if (this.filters !== null && this.filters.refuses(req.consumerGroup, topic, this.config.enablePropertyFilter)) {
+      return this.deny(p, ResponseCode.SYSTEM_ERROR); // SQL92 without enablePropertyFilter (messageFilter.ts)
     } else if (moved !== undefined) {
       // An injected offsetIllegal fault, answered like a 5.x server-side reset (§13.1 step 8). A given
       // offset is clamped into [min, max] as every nextBeginOffset a broker computes is (broker spec §3.1).
@@ -125,7 +147,9 @@ export class PullMessageProcessor {
       if (!withSubscription) p.tagSet = sub!.tagSet;
       this.getCtx.commitLogTail = this.store.commitLogTail;
       this.getCtx.maxCap = slave ? rep.visibleMax(q, req.mq, this.ctx.nowUs) : Infinity;
+      this.getCtx.filter = this.filters === null ? null : this.filters.of(req.consumerGroup, topic);
       getMessage(q, req.queueOffset, req.maxMsgNums, p.tagSet, this.getCtx, r);
+      this.filters?.noteScan(req.consumerGroup, req.mq, r.filtered, r.status);
       code = responseCodeOf(r.status, req.queueOffset);
       next = r.nextBeginOffset;
       // suggestWhichBrokerId (broker spec §4.4): with slaveReadEnable, whichBrokerWhenConsumeSlowly (1)
@@ -168,6 +192,19 @@ export class PullMessageProcessor {
       msgs.count = r.count;
     }
     this.ctx.reply(req, resp);
+    this.hold.recycle(p);
+  }
+
+  /** A pull a permission check refused: answered at once with `code`, nothing read, not counted as served. */
+  private deny(p: BrokerPullRequest, code: number): void {
+    const resp = this.responses.take();
+    resp.code = code;
+    resp.suggestWhichBrokerId = 0;
+    resp.nextBeginOffset = 0;
+    resp.minOffset = 0;
+    resp.maxOffset = 0;
+    resp.msgs.count = 0;
+    this.ctx.reply(p.req, resp);
     this.hold.recycle(p);
   }
 
@@ -215,7 +252,9 @@ export class PullMessageProcessor {
     const now = this.ctx.nowUs;
     for (let i = 0; i < held.length; i++) {
       const p = held[i]!;
-      const matches = tag === null || p.tagSet === null || p.tagSet.has(tag);
+      // With filter data the arriving unit (maxOffset − 1) must match by tag hash and SQL92 (§13.4).
+      const f = this.filters === null ? undefined : this.filters.of(p.req.consumerGroup, topic);
+      const matches = tag === null || (f === undefined ? p.tagSet === null || p.tagSet.has(tag) : f === null || f.matchesUnit(this.store.queue(mq), maxOffset - 1));
       if ((maxOffset > p.req.queueOffset && matches) || now >= p.holdSinceUs + p.holdTimeoutUs) {
         this.processRequest(p, false);
       } else {

@@ -68,7 +68,7 @@ export class SendBackProcessor {
     if (this.failedByFault(req)) return;
     // A full disk fails the put (SERVICE_NOT_AVAILABLE → SYSTEM_ERROR, §8.1); retryQueueNums ≤ 0 answers
     // SUCCESS before any put is tried.
-    if (this.store.diskFull && this.config.retryQueueNums > 0) {
+    if (this.store.diskFull && this.processor.checks.groups.getRetryQueueNums(req.consumerGroup) > 0) {
       if (answer) this.ctx.reply(req, new SimpleResponse(ResponseCode.SYSTEM_ERROR));
       return;
     }
@@ -95,7 +95,8 @@ export class SendBackProcessor {
 
   private consumerSendMsgBack(req: ConsumerSendMsgBackRequest): void {
     const group = req.consumerGroup;
-    if (this.config.retryQueueNums <= 0) {
+    // The group's SubscriptionGroupConfig#retryQueueNums (default: the broker's retryQueueNums).
+    if (this.processor.checks.groups.getRetryQueueNums(group) <= 0) {
       this.observer.discarded(group, req.originKey); // SUCCESS without doing anything: the message is gone
       return;
     }

@@ -4,6 +4,7 @@ import type { Profile } from "../scenario/types.ts";
 import { BROKER_CONSTANTS } from "../scenario/defaults.ts";
 import type { QueueStore } from "./QueueStore.ts";
 import { ResponseCode } from "../protocol/codes.ts";
+import type { MessageFilter } from "./messageFilter.ts";
 
 export const enum GetMessageStatus {
   FOUND = 0,
@@ -30,6 +31,8 @@ export class GetMessageResult {
   maxOffset = 0;
   count = 0;
   bytes = 0;
+  /** Units of the scan the filter skipped (they still count toward nextBeginOffset and the scan window). */
+  filtered = 0;
   /** FOUND and the last message read was no longer in memory (the master would suggest a slave). */
   coldTail = false;
   offsets: Float64Array;
@@ -48,11 +51,17 @@ export interface GetMessageContext {
   profile: Profile;
   /** The queue's max offset as this node holds it (a slave's replicated copy); Infinity on a master. */
   maxCap: number;
+  /**
+   * The subscription's filter (ExpressionMessageFilter: tag hash codes, SQL92), in place of `tagSet`;
+   * null or absent: `tagSet` decides by tag index (a broker built without the run's filter data).
+   */
+  filter?: MessageFilter | null;
 }
 
 /**
- * Reads up to `maxMsgNums` messages from `offset`. `tagSet` null accepts every message; otherwise only
- * messages whose tag index is in the set (the consume-queue tag-hash filter).
+ * Reads up to `maxMsgNums` messages from `offset`. With `ctx.filter`, a unit is accepted when it matches
+ * by consume queue (tag hash code) and by commit log (SQL92). Without, `tagSet` null accepts every
+ * message; otherwise only messages whose tag index is in the set.
  */
 export function getMessage(
   store: QueueStore,
@@ -68,6 +77,7 @@ export function getMessage(
   out.maxOffset = max;
   out.count = 0;
   out.bytes = 0;
+  out.filtered = 0;
   out.coldTail = false;
   if (max === 0) {
     out.status = GetMessageStatus.NO_MESSAGE_IN_QUEUE;
@@ -99,6 +109,8 @@ export function getMessage(
   let status = GetMessageStatus.NO_MATCHED_MESSAGE;
   let count = 0;
   let bytes = 0;
+  let filtered = 0;
+  const filter = ctx.filter ?? null;
   const cap = Math.min(maxMsgNums, out.offsets.length);
   // The byte caps count whole stored messages (the consume-queue unit's size), not just bodies.
   const overhead = store.topic.length + BROKER_CONSTANTS.STORE_OVERHEAD_BYTES;
@@ -108,7 +120,16 @@ export function getMessage(
     // The positional "in memory" test (broker spec §1.4), on the message's page position (QueueStore).
     const hot = ctx.commitLogTail - store.pagePos(u) <= ctx.hotBytes;
     if (isBatchFull(count, bytes, size, hot, cap, cfg, legacy)) break;
-    if (tagSet !== null && !tagSet.has(store.tag(u))) continue;
+    // Filtered units still move nextBeginOffset (§13.2): they are skipped, not left for the next pull.
+    if (filter !== null) {
+      if (!filter.matchesConsumeQueue(store.tag(u)) || (filter.sql !== null && !filter.matchesCommitLog(store.originKey(u)))) {
+        filtered++;
+        continue;
+      }
+    } else if (tagSet !== null && !tagSet.has(store.tag(u))) {
+      filtered++;
+      continue;
+    }
     out.offsets[count++] = u;
     bytes += size;
     status = GetMessageStatus.FOUND;
@@ -121,6 +142,7 @@ export function getMessage(
   out.nextBeginOffset = u;
   out.count = count;
   out.bytes = bytes;
+  out.filtered = filtered;
   return out;
 }
 

@@ -109,7 +109,7 @@ export function quote(word: string): string {
 }
 
 function describeFault(f: Record<string, unknown>): string {
-  const target = f.target ?? `${JSON.stringify(f.clients ?? "*")}↔${JSON.stringify(f.brokers ?? "*")}`;
+  const target = f.target ?? f.group ?? `${JSON.stringify(f.clients ?? "*")}↔${JSON.stringify(f.brokers ?? "*")}`;
   return `${String(f.kind)} ${String(target)} @${String(f.at)}`;
 }
 

@@ -3,7 +3,8 @@
 // line of their instances' consumed / dropped; orderly groups a line of suspends, the longest head
 // block and the queues' final lock states. With replicas: a line of the broker nodes' roles over time and
 // the pulls each served, and — once there are duplicates — one of their causes. Every run: the cache's
-// peak memory per consumer (bodies and heap estimate) and consume capacity against the offered load.
+// peak memory per consumer (bodies and heap estimate) and consume capacity against the offered load;
+// a group whose pulls got error answers (NO_PERMISSION, time-outs, …), a line of them by code.
 import { failureLines } from "../checks/failureDetail.ts";
 import { roleTimelineText } from "../metrics/brokerNodes.ts";
 import { HEAP_BYTES_PER_MESSAGE } from "../metrics/heapEstimate.ts";
@@ -27,6 +28,7 @@ export function formatRunTable(summary: Summary, run: RunInfo, reportPath: strin
     ...replayRows(summary),
     ...broadcastRows(summary),
     ...orderlyRows(summary),
+    ...pullErrorRows(summary),
     ...(summary.store.commitLogFilesDeleted + summary.store.writesRefused + summary.store.produceFailed > 0
       ? [["store", join([["commit-log files deleted", summary.store.commitLogFilesDeleted], ["sends refused", summary.store.writesRefused], ["sends failed", summary.store.produceFailed]])] as [string, string]]
       : []),
@@ -141,6 +143,15 @@ function orderlyRows(summary: Summary): [string, string][] {
   for (const q of queues) if (!q.topic.startsWith("%")) states.set(q.orderly!.lockState, (states.get(q.orderly!.lockState) ?? 0) + 1);
   const lockText = [...states].map(([state, count]) => `${state} ${n(count)}`).join(", ");
   return [["orderly", `suspends ${n(summary.orderly.suspends)}   longest head block ${ms(summary.orderly.longestHeadBlockMs)}   queues' lock at the end: ${lockText}`]];
+}
+
+/** Pull answers other than the four a broker serves (SUCCESS, PULL_NOT_FOUND, PULL_RETRY_IMMEDIATELY, PULL_OFFSET_MOVED), per group. */
+function pullErrorRows(summary: Summary): [string, string][] {
+  const served = new Set(["SUCCESS", "PULL_NOT_FOUND", "PULL_RETRY_IMMEDIATELY", "PULL_OFFSET_MOVED"]);
+  return summary.groups.flatMap((g): [string, string][] => {
+    const errors = Object.entries(g.pulls?.byCode ?? {}).filter(([code, count]) => !served.has(code) && count > 0);
+    return errors.length === 0 ? [] : [["pull errors", `${g.group}: ${join(errors)}`]];
+  });
 }
 
 function join(pairs: [string, number][]): string {

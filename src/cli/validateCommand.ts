@@ -1,6 +1,7 @@
 // `rmqsim validate <files...>`: reads and validates each scenario file without running it.
 import { resolve } from "node:path";
 import { normalizeScenario } from "../scenario/normalize.ts";
+import { checkSubscriptionFilters } from "../broker/messageFilter.ts";
 import type { CliEnv } from "./env.ts";
 import { BadInputError, EXIT, inFile } from "./errors.ts";
 import { readJsonFile } from "./readJson.ts";
@@ -25,7 +26,7 @@ export async function validateFiles(files: readonly string[], env: Pick<CliEnv, 
         verdicts.push({ file, ok: true, skipped: "a JSON Schema, not a scenario" });
         continue;
       }
-      normalizeScenario(raw);
+      checkSubscriptionFilters(normalizeScenario(raw)); // SQL92 subscriptions compile (the evaluator is the broker's)
       verdicts.push({ file, ok: true });
     } catch (raw) {
       const error = inFile(file, raw);

@@ -1,6 +1,7 @@
 // What consumer instances tell whoever keeps the run's books (the metrics layer), and the counters they
 // keep for it. Observers only record; nothing they do may change what a consumer does.
 import { Histogram } from "../sim/Histogram.ts";
+import { PullCodeCounts } from "./pullCodes.ts";
 
 export interface ClientObserver {
   /** A listener call returned CONSUME_SUCCESS for the message at (mq, offset). */
@@ -13,6 +14,11 @@ export interface ClientObserver {
   assignmentChanged(nowUs: number, label: string): void;
   /** An OFFSET_ILLEGAL fix moved the group's offset to `offset`: messages below it it had not settled are skipped. */
   offsetSkipped(group: number, mq: number, offset: number, consumerAddr?: number): void;
+  /**
+   * An operator's offset reset (resetOffset fault) set the group's offset of `mq` to `offset`: below it,
+   * what the group has not settled is skipped (not lost); at or below something consumed, the queue replays.
+   */
+  offsetReset?(group: number, mq: number, offset: number, consumerAddr?: number): void;
   /**
    * A new ProcessQueue starts pulling `mq` at `offset` (§10.6): the broker's stored offset for the group
    * (fromStoredOffset, including its "start at 0" answer) or, with none stored, where consumeFromWhere
@@ -40,6 +46,8 @@ export class ClientStats {
   /** Flow-control events by kind: count, size, span, paused (FLOW_KIND order). */
   readonly flowControl = new Float64Array(4);
   readonly pulls = { found: 0, noNewMsg: 0, noMatchedMsg: 0, offsetIllegal: 0, exception: 0 };
+  /** The same pulls per group by response code (summary groups[].pulls.byCode). */
+  readonly pullCodes = new PullCodeCounts();
   /** Exact maxima of one ProcessQueue's cache, taken right after each put. */
   pqCountMax = 0;
   pqBytesMax = 0;

@@ -387,3 +387,56 @@ describe("Producer.regenerate: a replay re-creates a queue's messages exactly (i
     expect(() => prod.regenerate(0, 5000, 1, new Float64Array(1), new Int32Array(1), new Int16Array(1))).toThrow(/no draw 5000/);
   });
 });
+
+describe("Producer and the topic config (issue 19: writeQueueNums, perm)", () => {
+  it("round robin over a publish list of writeQueueNums queues writes those only, evenly", () => {
+    // 8 queues, writeQueueNums 4 from the start: the publish list is [0, 1, 2, 3]; uniform 1000 msg/s
+    // for 4 s = 4000 messages, 1000 per listed queue (round robin: counts differ by at most 1).
+    const { prod, out } = producer({ rate: 1000, arrival: "uniform" }, 8);
+    prod.setPublishList([0, 1, 2, 3], [0, 1, 2, 3]);
+    prod.advanceTo(4 * S);
+    const c = counts(out.map((m) => m.q), 8);
+    expect(c.slice(4)).toEqual([0, 0, 0, 0]);
+    for (const n of c.slice(0, 4)) expect(Math.abs(n - 1000)).toBeLessThanOrEqual(1);
+  });
+
+  it("a selector's send (\"random\") picks among the topic's writable queues, and replays do the same", () => {
+    const out: { q: number; draw: number; bornUs: number }[] = [];
+    const streams = new RandomStreams(3);
+    const prod = new Producer(model({ rate: 1000, queueSelect: "random" }), 8, { appendProduced: (q, bornUs, _b, _t, draw) => out.push({ q, draw, bornUs }) },
+      streams.stateful("arrival"), streams.stateful("attributes"), 0);
+    prod.advanceTo(10 * S);
+    prod.setPublishList(null, [1, 3, 5, 7]);
+    prod.advanceTo(50 * S);
+    const after = out.filter((m) => m.bornUs > 10 * S);
+    const c = counts(after.map((m) => m.q), 8);
+    // ~40 000 messages over 4 queues: Binomial(n, 1/4), σ ≈ 87; bounds at ~5 σ.
+    for (const q of [0, 2, 4, 6]) expect(c[q]).toBe(0);
+    for (const q of [1, 3, 5, 7]) expect(Math.abs(c[q]! - after.length / 4)).toBeLessThan(450);
+    const mine = after.filter((m) => m.q === 5);
+    const n = 100;
+    const born = new Float64Array(n);
+    prod.regenerate(5, mine[0]!.draw, n, born, new Int32Array(n), new Int16Array(n));
+    expect(Array.from(born)).toEqual(mine.slice(0, n).map((m) => m.bornUs));
+  });
+
+  it("weights name queues as broker × queuesPerBroker + queueId: queueOfWeight maps them onto a grown layout", () => {
+    // 2 brokers × 2 queues by the scenario (weights [1, 0, 0, 1]: broker-a#0 and broker-b#1); the layout
+    // holds 3 on broker-a (an updateTopic grows it), so broker-b#1 is topic queue 4.
+    const { prod, out } = producer({ rate: 1000, queueSelect: { weights: [1, 0, 0, 1] } }, 5);
+    prod.queueOfWeight = Int32Array.from([0, 1, 3, 4]);
+    prod.advanceTo(10 * S);
+    const c = counts(out.map((m) => m.q), 5);
+    expect([c[1], c[2], c[3]]).toEqual([0, 0, 0]);
+    // Binomial(~10 000, 1/2): σ = 50; bounds at 5 σ.
+    expect(Math.abs(c[0]! - out.length / 2)).toBeLessThan(250);
+    expect(c[0]! + c[4]!).toBe(out.length);
+  });
+
+  it("a backlog is seeded into the publish list's queues only", () => {
+    const { prod, out } = producer({ rate: 0 }, 8);
+    prod.setPublishList([0, 1, 2, 3]);
+    prod.seedBacklog(5, 0, 3600 * S);
+    expect(counts(out.map((m) => m.q), 8)).toEqual([5, 5, 5, 5, 0, 0, 0, 0]);
+  });
+});

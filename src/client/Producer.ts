@@ -68,8 +68,18 @@ export class Producer {
    * The publish list (topic-queue indexes the producer's route offers, broker spec §7.1) from each route
    * poll that changed it, by the first draw it applied to; null = every queue. Shared with the replayer.
    */
-  private routeLog: { draw: number; list: readonly number[] | null; avoid: Uint8Array | null }[] = [];
+  private routeLog: { draw: number; list: readonly number[] | null; avoid: Uint8Array | null; sel: readonly number[] | null }[] = [];
   private list: readonly number[] | null = null;
+  /**
+   * The queues a selector's send ("random") picks from: the topic's writable queues by the topic config
+   * (PERM_WRITE, queueId < writeQueueNums) at the last route poll; null = every queue. Logged with the list.
+   */
+  private sel: readonly number[] | null = null;
+  /**
+   * queueSelect weights name queues as brokerPosition × queuesPerBroker + queueId; when updateTopic makes
+   * a broker hold more queues than queuesPerBroker, this maps a weight's index to the topic queue index.
+   */
+  queueOfWeight: Int32Array | null = null;
   /**
    * sendLatencyFaultEnable (MQFaultStrategy, broker spec §7.3): per topic queue, 1 when its broker is
    * isolated after a failed send; null when none is (or the switch is off). Logged with the publish list.
@@ -113,13 +123,18 @@ export class Producer {
     this.scheduleFrom(startUs);
   }
 
-  /** Appends a backlog of `perQueue` messages to every queue, born evenly over the `spanUs` before start. */
+  /**
+   * Appends a backlog of `perQueue` messages to every queue of the publish list (every queue without
+   * one), born evenly over the `spanUs` before start.
+   */
   seedBacklog(perQueue: number, startUs: number, spanUs: number): void {
     if (perQueue <= 0) return;
     const step = spanUs / perQueue;
+    const list = this.list;
+    const n = list === null ? this.queueCount : list.length;
     for (let i = 0; i < perQueue; i++) {
       const bornUs = Math.floor(startUs - spanUs + i * step);
-      for (let q = 0; q < this.queueCount; q++) this.sink.appendProduced(q, bornUs, this.body(), this.tag(), -1);
+      for (let k = 0; k < n; k++) this.sink.appendProduced(list === null ? k : list[k]!, bornUs, this.body(), this.tag(), -1);
     }
   }
 
@@ -139,6 +154,7 @@ export class Producer {
         const e = log[this.routeCursor++]!;
         this.list = e.list;
         this.avoid = e.avoid;
+        this.sel = e.sel;
       }
     } else if (bornUs >= this.isolationEndsUs) {
       this.refreshAvoid(bornUs, draw);
@@ -215,18 +231,18 @@ export class Producer {
     const same = avoid === null ? this.avoid === null : this.avoid !== null && avoid.every((v, i) => v === this.avoid![i]);
     if (same) return;
     this.avoid = avoid;
-    this.routeLog.push({ draw: fromDraw, list: this.list, avoid });
+    this.routeLog.push({ draw: fromDraw, list: this.list, avoid, sel: this.sel });
   }
 
   /**
    * A route poll's publish list (updateTopicRouteInfoFromNameServer, §7.1): the topic-queue indexes of
    * brokers that take writes as the name server sees them; null = all. From the next draw on.
    */
-  setPublishList(list: readonly number[] | null): void {
-    const same = list === null ? this.list === null : this.list !== null && list.length === this.list.length && list.every((q, i) => q === this.list![i]);
-    if (same) return;
+  setPublishList(list: readonly number[] | null, sel: readonly number[] | null = this.sel): void {
+    if (sameList(list, this.list) && sameList(sel, this.sel)) return;
     this.list = list;
-    this.routeLog.push({ draw: this.draws, list, avoid: this.avoid });
+    this.sel = sel;
+    this.routeLog.push({ draw: this.draws, list, avoid: this.avoid, sel });
   }
 
   private saveCheckpoint(k: number): void {
@@ -270,6 +286,8 @@ export class Producer {
     r.routeLog = this.routeLog;
     r.list = null;
     r.avoid = null;
+    r.sel = null;
+    r.queueOfWeight = this.queueOfWeight;
     r.routeCursor = 0;
     r.collector = col;
     while (col.n < count) {
@@ -315,8 +333,12 @@ export class Producer {
       const n = this.list === null ? this.queueCount : this.list.length;
       return n === 0 ? -1 : this.roundRobin(n);
     }
-    if (sel === "random") return Math.floor(this.attrRng() * this.queueCount);
-    return pick(this.queueCum!, this.attrRng());
+    if (sel === "random") {
+      const list = this.sel;
+      return list === null ? Math.floor(this.attrRng() * this.queueCount) : list.length === 0 ? -1 : list[Math.floor(this.attrRng() * list.length)]!;
+    }
+    const w = pick(this.queueCum!, this.attrRng());
+    return this.queueOfWeight === null ? w : this.queueOfWeight[w]!;
   }
 
   private body(): number {
@@ -326,6 +348,10 @@ export class Producer {
   private tag(): number {
     return this.tagCum.length === 0 ? -1 : pick(this.tagCum, this.attrRng());
   }
+}
+
+function sameList(a: readonly number[] | null, b: readonly number[] | null): boolean {
+  return a === null ? b === null : b !== null && a.length === b.length && a.every((q, i) => q === b[i]);
 }
 
 function cumulative(weights: readonly number[]): number[] {

@@ -13,12 +13,16 @@ import type { ClientObserver, ClientStats } from "./ClientObserver.ts";
 import type { PullRequest } from "./PullRequest.ts";
 import type { PushConsumer } from "./PushConsumer.ts";
 import { ClientTimer } from "./timers.ts";
+import { PULL_NOT_SENT, PULL_TIMEOUT } from "./pullCodes.ts";
 import { FLOW_KIND, LATER_REASON, type ClientTrace } from "./trace.ts";
+import { processPullResult, PullResultBooks, recheckTagSet } from "./processPullResult.ts";
 
 export class PullMessageService {
   /** The context's trace, kept at hand: it is written on every step. */
   private readonly trace: Trace;
   private readonly requests = new Pool(() => new PullMessageRequest());
+  /** What this instance's pulls carried and its tag re-check dropped, per queue (processPullResult.ts). */
+  readonly books: PullResultBooks;
 
   constructor(
     private readonly c: PushConsumer,
@@ -29,6 +33,7 @@ export class PullMessageService {
     private readonly observer: ClientObserver,
   ) {
     this.trace = ctx.trace;
+    this.books = new PullResultBooks(routes.queues.length);
   }
 
   /**
@@ -153,6 +158,7 @@ export class PullMessageService {
     if (broker < 0 || !this.ctx.canConnect(broker)) {
       // Connection refused: pullKernelImpl throws synchronously (§2 step 11).
       this.stats.pulls.exception++;
+      this.stats.pullCodes.add(c.group, PULL_NOT_SENT);
       return this.executePullRequestLater(pr, c.config.pullTimeDelayMillsWhenException, LATER_REASON.exception);
     }
     // commitOffsetEnable only in CLUSTERING, and never towards a slave (the bit is cleared, §4.6).
@@ -190,6 +196,7 @@ export class PullMessageService {
     // processPullResult → updatePullFromWhichNode (broker spec §4.4).
     if (answered) this.c.route.suggested(pr.mq, resp.suggestWhichBrokerId);
     const pulls = this.stats.pulls;
+    this.stats.pullCodes.add(this.c.group, code);
     switch (code) {
       case ResponseCode.SUCCESS:
         pulls.found++;
@@ -218,6 +225,7 @@ export class PullMessageService {
   onTimeout(pr: PullRequest): void {
     pr.inFlight = false;
     this.stats.pulls.exception++;
+    this.stats.pullCodes.add(this.c.group, PULL_TIMEOUT);
     this.trace.emit(this.T.pullResult, this.ctx.nowUs, pr.mq, this.c.index, -1, -1);
     this.executePullRequestLater(pr, this.c.config.pullTimeDelayMillsWhenException, LATER_REASON.exception);
   }
@@ -226,6 +234,7 @@ export class PullMessageService {
     const c = this.c;
     pr.nextOffset = resp.nextBeginOffset;
     const msgs = resp.msgs;
+    processPullResult(msgs, recheckTagSet(c.groupModel.subscriptions, this.routes.topicOf(pr.mq)), pr.mq, this.books); // §4.2
     if (msgs.count === 0) return this.executePullRequestImmediately(pr);
     // No dropped check here (§4.3): a late response still fills a dead ProcessQueue.
     const pq = pr.pq;

@@ -6,7 +6,7 @@ import type { Node, NodeContext } from "../net/Node.ts";
 import type { Trace } from "../sim/Trace.ts";
 import { RequestCode } from "../protocol/codes.ts";
 import {
-  HeartbeatRequest, UnregisterClientRequest, UpdateConsumerOffsetRequest,
+  HeartbeatRequest, UnregisterClientRequest,
   type Command, type GetConsumerListResponse, type LockBatchResponse, type PullMessageResponse, type QueryConsumerOffsetResponse,
   type SubscriptionData,
 } from "../protocol/commands.ts";
@@ -31,6 +31,8 @@ import { cleanExpiredMsg } from "./cleanExpiredMsg.ts";
 import type { NameServer } from "../protocol/NameServer.ts";
 import { RemoteBrokerOffsetStore } from "./RemoteBrokerOffsetStore.ts";
 import { ClientTimer } from "./timers.ts";
+import { processClientRequest, sendOffsetUpdate } from "./clientRemotingProcessor.ts";
+import { onResetOffsetWait } from "./resetOffset.ts";
 import { defineClientTrace, type ClientTrace } from "./trace.ts";
 
 export type ServiceState = "CREATE_JUST" | "RUNNING" | "SHUTDOWN_ALREADY";
@@ -102,7 +104,7 @@ export class PushConsumer implements Node {
     /** Instance number within the group (0-based). */
     readonly instance: number,
     readonly clientId: string,
-    setup: ConsumerSetup,
+    readonly setup: ConsumerSetup,
   ) {
     this.trace = ctx.trace;
     this.routes = setup.routes;
@@ -117,7 +119,7 @@ export class PushConsumer implements Node {
     const unlimited = this.orderly ? CLIENT_CONSTANTS.ORDERLY_MAX_RECONSUME_TIMES : 16;
     this.maxReconsumeTimes = this.config.maxReconsumeTimes === -1 ? unlimited : this.config.maxReconsumeTimes;
     this.offsetStore = this.clustering
-      ? new RemoteBrokerOffsetStore({ commitOffset: (mq, offset) => this.sendOffsetUpdate(mq, offset) })
+      ? new RemoteBrokerOffsetStore({ commitOffset: (mq, offset) => sendOffsetUpdate(this, mq, offset) })
       : new LocalFileOffsetStore(setup.localOffsetFile ?? new Map());
     const args = [ctx, this.T, this.config, setup.profile, setup.routes, setup.listeners, setup.stats, setup.observer] as const;
     if (this.orderly) this.consumeService = this.orderlyService = new ConsumeMessageOrderlyService(this, ...args);
@@ -273,8 +275,7 @@ export class PushConsumer implements Node {
   // ---------------------------------------------------------------- node
 
   receive(msg: Command): void {
-    if (!this.alive) return;
-    if (msg.code === RequestCode.NOTIFY_CONSUMER_IDS_CHANGED) this.rebalance.wakeup();
+    if (this.alive) processClientRequest(this, msg);
   }
 
   onResponse(requestCode: number, cookie: number, response: Command): void {
@@ -375,6 +376,8 @@ export class PushConsumer implements Node {
         return this.rebalance.wakeup();
       case ClientTimer.ROUTE_POLL:
         return this.route.onPoll();
+      case ClientTimer.RESET_OFFSET_WAIT:
+        return onResetOffsetWait(this, arg);
     }
   }
 
@@ -389,12 +392,5 @@ export class PushConsumer implements Node {
   updateOffset(mq: number, offset: number, increaseOnly: boolean): void {
     this.offsetStore.updateOffset(mq, offset, increaseOnly);
     this.trace.emit(this.T.offsetUpdate, this.ctx.nowUs, mq, this.index, offset, increaseOnly ? 1 : 0);
-  }
-
-  /** A oneway UPDATE_CONSUMER_OFFSET to the queue's broker. */
-  private sendOffsetUpdate(mq: number, offset: number): void {
-    // updateConsumeOffsetToBroker: the master if the route has one, else a slave (§4.6); none: the RPC throws.
-    const node = this.route.adminNode(mq);
-    if (node >= 0) this.ctx.send(node, new UpdateConsumerOffsetRequest(this.group, mq, offset));
   }
 }

@@ -70,6 +70,7 @@ export class RebalanceImpl {
   private pendingAnswers = 0;
   private allocated = new Set<number>();
   private slots: QuerySlot[] = [];
+  private mqAll: readonly number[] = [];
   private readonly brokerPick: Rng;
   /** Rebalance runs completed, and those that changed this consumer's assignment. */
   runs = 0;
@@ -155,7 +156,8 @@ export class RebalanceImpl {
     const route = this.routes.topics[topic]!;
     if (route.queues.length === 0) return this.nextTopic();
     // BROADCASTING: every readable queue of the topic is this instance's (§10.3).
-    if (!c.clustering) return this.allocatedTopic(topic, this.routes.topicQueues(topic));
+    this.mqAll = c.route.subscribeQueues(topic); // topicSubscribeInfoTable, read before findConsumerIdList
+    if (!c.clustering) return this.allocatedTopic(topic, this.mqAll);
     // findConsumerIdList: GET_CONSUMER_LIST_BY_GROUP to a random broker of the topic, a synchronous
     // RPC (time-out mqClientApiTimeout); a failure returns null and the topic is left alone (§10.3).
     const broker = c.route.groupNode(route.brokers[Math.floor(this.brokerPick() * route.brokers.length)]!);
@@ -168,13 +170,12 @@ export class RebalanceImpl {
     const c = this.consumer;
     const now = this.ctx.nowUs;
     const topic = c.subscribedTopics[this.topicCursor - 1]!;
-    const mqAll = this.routes.topicQueues(topic);
     const cidAll = response !== null && response.code === ResponseCode.SUCCESS ? response.consumerIdList : null;
     if (cidAll === null) return this.nextTopic();
     cidAll.sort();
     let allocation: number[];
     try {
-      allocation = this.strategy(c.clientId, mqAll, cidAll);
+      allocation = this.strategy(c.clientId, this.mqAll, cidAll);
     } catch {
       this.balanced = false; // an allocation exception ends this topic's rebalance (§10.3)
       return this.nextTopic();

@@ -3,9 +3,16 @@
 // after start, then every 30 s — MQClientInstance#startScheduledTask), and PullAPIWrapper's
 // pullFromWhichNodeTable (the node each queue's broker last suggested). Without replicas the table
 // never changes and every lookup gives the group's only node, so no poll is scheduled at all.
+//
+// It also keeps the topics' subscribe sets (topicRouteData2TopicSubscribeInfo, spec §10): per broker
+// whose perm is readable, queueIds 0..readQueueNums−1 — copied at start (the consumer's start fetches
+// its topics' routes) and at each route poll after a topic config changed. A changed set only takes
+// effect at the next rebalance: updateTopicSubscribeInfo just stores it (DefaultMQPushConsumerImpl,
+// 4.9.7 and 5.1.4; rebalanceImmediately is called only on start and CONSUMER_IDS_CHANGED).
 import type { NodeContext } from "../net/Node.ts";
 import { BrokerAddrTable, type NameServer } from "../protocol/NameServer.ts";
 import type { Routes } from "../protocol/routes.ts";
+import { isReadable } from "../protocol/topicConfig.ts";
 import { ClientTimer } from "./timers.ts";
 
 /** MQClientInstance's first route poll after start, µs. */
@@ -19,6 +26,10 @@ export class RouteView {
   private pollArmed = false;
   /** The name-server version the copy was taken at. */
   private seenVersion = 0;
+  /** The topic-config version the subscribe sets were taken at (−1: before start). */
+  private seenTopicVersion = -1;
+  /** Per route topic: its subscribe set (global queue indexes in MessageQueue order). */
+  private subscribe: (readonly number[])[] = [];
 
   constructor(
     private readonly ctx: NodeContext,
@@ -41,12 +52,22 @@ export class RouteView {
   /** The consumer started: its polls are due at start + 10 ms + k × 30 s. */
   start(): void {
     this.startedUs = this.ctx.nowUs;
+    this.copyTopicConfigs();
     if (this.nameServer !== null && this.nameServer.version !== this.seenVersion) this.nameServerChanged();
   }
 
   /** The name server changed: the copy catches up at the next poll (only then is a timer needed). */
   nameServerChanged(): void {
-    if (this.nameServer === null || this.startedUs < 0 || this.pollArmed) return;
+    if (this.nameServer !== null) this.armPoll();
+  }
+
+  /** A broker's topic config changed (updateTopic): the subscribe sets follow at the next poll. */
+  topicConfigChanged(): void {
+    this.armPoll();
+  }
+
+  private armPoll(): void {
+    if (this.startedUs < 0 || this.pollArmed) return;
     const first = this.startedUs + ROUTE_POLL_FIRST_US + Math.round(this.phase * this.pollIntervalMs * 1000);
     const period = this.pollIntervalMs * 1000;
     const now = this.ctx.nowUs;
@@ -58,9 +79,33 @@ export class RouteView {
   /** updateTopicRouteInfoFromNameServer: take the name server's table as it is now. */
   onPoll(): void {
     this.pollArmed = false;
+    if (this.routes.topicConfigs.version !== this.seenTopicVersion) this.copyTopicConfigs();
     if (this.nameServer === null) return;
     this.addrs.copyFrom(this.nameServer);
     this.seenVersion = this.nameServer.version;
+  }
+
+  /**
+   * The topic's subscribe set in this copy — mqAll of rebalanceByTopic. While every broker of the topic
+   * reads all its queues, this is the route's own list.
+   */
+  subscribeQueues(topic: number): readonly number[] {
+    return this.subscribe[topic] ?? this.routes.topicQueues(topic);
+  }
+
+  /** topicRouteData2TopicSubscribeInfo for every topic (MQClientInstance, 4.9.7 and 5.1.4). */
+  private copyTopicConfigs(): void {
+    const routes = this.routes;
+    const tc = routes.topicConfigs;
+    this.seenTopicVersion = tc.version;
+    this.subscribe = routes.topics.map((t) => {
+      const all = t.queues;
+      const readable = all.filter((mq) => {
+        const q = routes.queues[mq]!;
+        return isReadable(tc.registeredPerm(t.index, q.brokerIndex)) && q.queueId < tc.readQueueNums(t.index, q.brokerIndex);
+      });
+      return readable.length === all.length ? all : readable;
+    });
   }
 
   /** The node a pull of `mq` goes to (findBrokerAddressInSubscribe with recalculatePullFromWhichNode). */

@@ -30,4 +30,6 @@ export const enum ClientTimer {
   ROUTE_POLL = 14,
   /** The shutdown's await time ran out [1: the first time, 2: the second] (ConsumerShutdown). */
   SHUTDOWN = 15,
+  /** MQClientInstance#resetOffset's 10 s sleep is over [ticket] (src/client/resetOffset.ts). */
+  RESET_OFFSET_WAIT = 16,
 }

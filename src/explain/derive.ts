@@ -288,7 +288,11 @@ export class Deriver implements EnrichHost {
     const f = this.faultWhere((x, e) => faultTouches(x, broker) && e.startUs <= run.endUs && e.startUs >= run.startUs - FAULT_LOOKBACK_US);
     if (f !== undefined) figures.fault = f;
     const kind = f === undefined ? undefined : this.model.faults.find((x) => x.label === f)?.kind;
+    // A SQL92 subscription on a broker without enablePropertyFilter: every pull answered SYSTEM_ERROR.
+    const sub = this.model.groups[s.group]?.subscriptions.find((x) => x.topic === this.routes.queues[s.mq]!.topicIndex);
+    if (sub?.sql !== undefined && !this.model.brokers[broker]!.config.enablePropertyFilter) figures.sqlRefused = 1;
     figures.cause = failCause(kind, figures);
+    delete figures.sqlRefused;
     // A pull sent before the fault (held at the broker on an idle queue) only failed from the fault on.
     const faultStartUs = f === undefined ? -1 : this.faultLog.startOf(f);
     const startUs = faultStartUs > run.startUs && faultStartUs <= run.endUs ? faultStartUs : run.startUs;

@@ -57,6 +57,11 @@ export function faultTouches(f: FaultModel, broker: number): boolean {
     case "loss":
     case "latency":
       return f.brokers.includes(broker);
+    case "brokerPermission":
+    case "updateTopic":
+      return f.broker === broker;
+    case "updateSubscriptionGroup":
+      return f.broker < 0 || f.broker === broker;
     default:
       return false;
   }
@@ -79,7 +84,14 @@ export function failCause(kind: FaultModel["kind"] | undefined, figures: Record<
       return "message loss";
     case "latency":
       return "added latency";
+    case "brokerPermission":
+      return "broker permission changed";
+    case "updateSubscriptionGroup":
+      return "group config changed";
+    case "updateTopic":
+      return "topic config changed";
   }
+  if (figures.lastErrorCode === 1 && figures.sqlRefused === 1) return "SQL92 filter refused: the broker's enablePropertyFilter is false";
   if ((figures.refused as number) > 0) return "connection refused";
   if ((figures.timeouts as number) > 0) return "no answer";
   return "error answers";

@@ -69,7 +69,10 @@ export function describe(i: RawInterval, p: Progress, model: Model): { sentence:
       ].filter((x) => x !== "");
       return {
         sentence: `${span}: pulls of ${f.consumer} to ${f.broker} failed (${f.cause}${fault}) — ${parts.join("; ")}; ${moved}.${failNote(f.cause as string)}`,
-        settings: [
+        // NO_PERMISSION: the broker itself refuses (pullChecks.ts) — only lifting the refusal helps.
+        settings: f.lastErrorCode === 16 ? [
+          { setting: "subscriptionGroup.consumeEnable", direction: "set", effect: "NO_PERMISSION is a read permission the broker checks first — its brokerPermission, the group's consumeEnable (or consumeBroadcastEnable), the topic's perm; pulls resume within pullTimeDelayMillsWhenException of lifting it" },
+        ] : [
           { setting: "brokers.replicas", direction: "set", effect: "a slave to read from keeps a queue moving while its master is down (pulls go to the slave)" },
           { setting: "pullTimeDelayMillsWhenException", direction: "lower", effect: "retries a refused broker sooner; it cannot shorten a pull already waiting out its 30 s time-out" },
         ],
@@ -152,7 +155,7 @@ function failNote(cause: string): string {
 /** ResponseCode names of the errors a pull can get (src/protocol/codes.ts; a const enum has no reverse map). */
 const ERROR_CODES: Readonly<Record<number, string>> = {
   1: "SYSTEM_ERROR", 2: "SYSTEM_BUSY", 16: "NO_PERMISSION", 17: "TOPIC_NOT_EXIST", 24: "SUBSCRIPTION_NOT_EXIST",
-  25: "SUBSCRIPTION_NOT_LATEST", 31: "INVALID_PARAMETER", 215: "FLOW_CONTROL",
+  25: "SUBSCRIPTION_NOT_LATEST", 26: "SUBSCRIPTION_GROUP_NOT_EXIST", 29: "INVALID_PARAMETER", 215: "FLOW_CONTROL",
 };
 
 function codeName(code: number): string {

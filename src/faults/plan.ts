@@ -5,6 +5,9 @@ import type { Cluster } from "../model/Cluster.ts";
 import type { FaultRecord, Marker } from "../model/records.ts";
 import type { LinkFault } from "../net/Network.ts";
 import type { FaultModel, QueueRef } from "../scenario/faultTypes.ts";
+import { applyUpdateTopic } from "./updateTopic.ts";
+import { applyResetOffset } from "./resetOffset.ts";
+import { BrokerPermissionFaults } from "./brokerPermission.ts";
 
 const PHASE_START = 0;
 const PHASE_END = 1;
@@ -18,6 +21,7 @@ export class FaultPlan {
   private readonly crashedBy = new Map<number, number[]>();
   private kind = -1;
   private readonly traceType: number;
+  private readonly permissions: BrokerPermissionFaults;
 
   constructor(
     private readonly cl: Cluster,
@@ -26,6 +30,7 @@ export class FaultPlan {
     private readonly markers: Marker[],
   ) {
     this.traceType = cl.trace.defineType("fault", ["index", "phase"]);
+    this.permissions = new BrokerPermissionFaults(cl);
   }
 
   /** Defines the fault event kind and schedules every fault's start. */
@@ -152,6 +157,13 @@ export class FaultPlan {
       case "failureProbability":
         cl.listeners.behaviour[f.group]!.failureProbability = f.probability;
         return `failure probability now ${f.probability}`;
+      case "updateTopic":
+        return applyUpdateTopic(cl, f);
+      case "resetOffset":
+        return applyResetOffset(cl, f);
+      case "brokerPermission":
+      case "updateSubscriptionGroup":
+        return this.permissions.start(f);
     }
   }
 
@@ -197,6 +209,9 @@ export class FaultPlan {
       case "offsetQueryError":
         cl.brokers[f.broker]!.consumerManage.offsetQueryError = null;
         return "offset queries answered again";
+      case "brokerPermission":
+      case "updateSubscriptionGroup":
+        return this.permissions.end(f);
       case "latency":
       case "loss":
       case "partition":

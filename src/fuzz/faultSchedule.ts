@@ -211,6 +211,27 @@ function drawIncident(kind: FaultKind, d: Draw, topo: Topology, phaseMs: number)
       return [{ kind, at, target: d.pick(topo.groups).name, for: span(), consumeTime: { dist: "exponential", mean: ms(d.int(1, 500)) } }];
     case "failureProbability":
       return [{ kind, at, target: d.pick(topo.groups).name, for: span(), probability: probability(d) }];
+    case "updateTopic": {
+      // An operator's topic change (issue 19): writes shrunk, then reads; or a permission taken and given back.
+      const target = d.pick(topo.queues).replace(/#\d+$/, "");
+      if (d.chance(0.5)) {
+        const n = d.int(1, 8);
+        return [{ kind, at, target, writeQueueNums: n }, { kind, at: later(), target, readQueueNums: n }];
+      }
+      return [{ kind, at, target, perm: d.pick(["r", "w", "none"]) }, { kind, at: later(), target, perm: "rw" }];
+    }
+    case "brokerPermission":
+      return [{ kind, at, target: broker(), perm: d.pick(["r", "w", "none"]), for: span() }];
+    case "updateSubscriptionGroup": {
+      // A group disabled (or its broadcast consumption) for a while, on one broker or all of them.
+      const flag = d.chance(0.7) ? { consumeEnable: false } : { consumeBroadcastEnable: false };
+      return [{ kind, at, group: d.pick(topo.groups).name, ...(d.chance(0.5) ? { broker: broker() } : {}), ...flag, for: span() }];
+    }
+    case "resetOffset": {
+      // The operator's resetOffsetByTime (issue 19): back to a time before `at`, or to either end.
+      const to = d.chance(0.5) ? { time: ms(d.int(0, atMsValue)) } : d.pick(["earliest", "latest"]);
+      return [{ kind, at, group: d.pick(topo.groups).name, topic: d.pick(topo.queues).replace(/@.*$/, ""), to }];
+    }
   }
 }
 

@@ -184,7 +184,7 @@ class Shrinker {
 }
 
 function label(f: Fault): string {
-  const target = f.target ?? `${JSON.stringify(f.clients ?? "*")}↔${JSON.stringify(f.brokers ?? "*")}`;
+  const target = f.target ?? f.group ?? `${JSON.stringify(f.clients ?? "*")}↔${JSON.stringify(f.brokers ?? "*")}`;
   return `${String(f.kind)} ${String(target)} at ${String(f.at)}`;
 }
 

@@ -8,7 +8,8 @@
 // fate stays answerable for the whole run (a re-consumption is a duplicate, message by message); memory
 // still follows the backlog, not the history: a chunk whose messages are all resolved turns compact —
 // the most common fate plus the exceptions, and a count of the messages in it the subject still awaits.
-import { keyGen, keyOffset, keyQueue } from "../broker/QueueStore.ts";
+import { keyGen, keyOffset, keyQueue, messageKey } from "../broker/QueueStore.ts";
+import { sqlFilterOf, type MessageFilter } from "../broker/messageFilter.ts";
 import { clientSlot } from "../protocol/address.ts";
 import type { Routes } from "../protocol/routes.ts";
 import type { GroupModel, Model } from "../scenario/types.ts";
@@ -99,7 +100,7 @@ export class MessageFates {
   /** columns[subject][mq]: the subject's column on a queue of a topic it subscribes, else undefined. */
   private readonly columns: (FateColumn | undefined)[][] = [];
   /** Per queue: the subjects with a column on it, and each one's tag filter. */
-  private readonly subscribers: { subject: number; tagSet: ReadonlySet<number> | null }[][];
+  private readonly subscribers: { subject: number; tagSet: ReadonlySet<number> | null; sql: MessageFilter | null }[][];
   /** Per group, its subjects (one for CLUSTERING, one per instance slot for BROADCASTING). */
   private readonly byGroup: number[][];
   /** Per consumer instance slot (Cluster's layout: each group's instancesMax slots in group order), its
@@ -107,7 +108,7 @@ export class MessageFates {
   private readonly bySlot: Int32Array;
   private readonly broadcasting: boolean[];
 
-  constructor(model: Pick<Model, "groups">, routes: Routes) {
+  constructor(model: Pick<Model, "groups" | "topics" | "seed" | "profile">, routes: Routes) {
     const groups = model.groups;
     this.broadcasting = groups.map(isBroadcasting);
     this.bySlot = new Int32Array(groups.reduce((a, g) => a + g.instancesMax, 0)).fill(-1);
@@ -135,7 +136,7 @@ export class MessageFates {
       for (const sub of groups[s.group]!.subscriptions) {
         for (const mq of routes.topicQueues(sub.topic)) {
           cols[mq] = new FateColumn();
-          this.subscribers[mq]!.push({ subject: s.index, tagSet: sub.tagSet });
+          this.subscribers[mq]!.push({ subject: s.index, tagSet: sub.tagSet, sql: sqlFilterOf(model, s.group, sub) });
         }
       }
     }
@@ -176,7 +177,8 @@ export class MessageFates {
       const col = this.columns[s.subject]![mq]!;
       const counters = this.subjects[s.subject]!.counters;
       counters.produced++;
-      const filtered = s.tagSet !== null && !s.tagSet.has(tag);
+      // A SQL92 subscription's broker filter decides on the original's properties (messageFilter.ts).
+      const filtered = s.sql !== null ? !s.sql.matchesCommitLog(messageKey(mq, offset)) : s.tagSet !== null && !s.tagSet.has(tag);
       if (filtered) counters.filtered++;
       const skipped = !filtered && offset < col.skipBelow;
       if (skipped) counters.lost++;

@@ -133,11 +133,19 @@ export class Ownership {
     return this.byKey.get(group * 1048576 + mq)?.intervals ?? [];
   }
 
-  /** Seconds without any owner up to `nowUs` (from the start of the run). */
-  orphanSeconds(group: number, mq: number, nowUs: number): number {
+  /**
+   * Seconds without any owner up to `nowUs` (from the start of the run), leaving out `unreadable` spans
+   * ([from, to) pairs: the broker's topic config let nobody read the queue, issue 19) — a queue retired by
+   * a shrink of readQueueNums or an unreadable broker is not an orphan.
+   */
+  orphanSeconds(group: number, mq: number, nowUs: number, unreadable: readonly number[] = []): number {
     const e = this.byKey.get(group * 1048576 + mq);
-    if (!e) return nowUs / 1e6;
-    return (e.orphanUs + (e.owners === 0 && e.orphanSinceUs >= 0 ? nowUs - e.orphanSinceUs : 0)) / 1e6;
+    const total = !e ? nowUs : e.orphanUs + (e.owners === 0 && e.orphanSinceUs >= 0 ? nowUs - e.orphanSinceUs : 0);
+    if (unreadable.length === 0) return total / 1e6;
+    // Unowned and unreadable at once: the parts of each unreadable span no owner interval covers.
+    let overlap = 0;
+    for (let i = 0; i < unreadable.length; i += 2) overlap += uncovered(unreadable[i]!, unreadable[i + 1]!, e?.intervals ?? [], nowUs);
+    return (total - overlap) / 1e6;
   }
 
   /** Owner intervals started after a queue's first owner: every move of a queue between consumers. */
@@ -173,4 +181,23 @@ export function lockTimeline(iv: OwnerInterval, nowUs: number): LockSpan[] {
     }
   }
   return out;
+}
+
+/** The time in [from, to) covered by no interval of `intervals` (an open one runs to `nowUs`). */
+function uncovered(from: number, to: number, intervals: readonly OwnerInterval[], nowUs: number): number {
+  const cuts: [number, number][] = [];
+  for (const iv of intervals) {
+    const a = Math.max(from, iv.fromUs);
+    const b = Math.min(to, iv.toUs ?? nowUs);
+    if (b > a) cuts.push([a, b]);
+  }
+  cuts.sort((x, y) => x[0] - y[0]);
+  let covered = 0;
+  let end = from;
+  for (const [a, b] of cuts) {
+    if (b <= end) continue;
+    covered += b - Math.max(a, end);
+    end = b;
+  }
+  return to - from - covered;
 }

@@ -37,7 +37,7 @@ export class Recorder implements ClusterObserver {
   readonly endToEndInterval = new Histogram();
 
   constructor(
-    model: Pick<Model, "groups">,
+    model: Pick<Model, "groups" | "topics" | "seed" | "profile">,
     routes: Routes,
     /** Chart markers, shared with the fault plan. */
     readonly markers: Marker[],
@@ -112,6 +112,10 @@ export class Recorder implements ClusterObserver {
   /** `consumerAddr` picks the instance of a BROADCASTING group (whose offsets are its own); −1 otherwise. */
   offsetSkipped(group: number, mq: number, offset: number, consumerAddr = -1): void {
     this.fates.markLost(this.fates.subjectOf(group, consumerAddr), mq, 0, offset);
+    this.replays.skipped(group, mq, offset);
+  }
+  offsetReset(group: number, mq: number, offset: number, consumerAddr = -1): void {
+    this.fates.markSkippedAtStart(this.fates.subjectOf(group, consumerAddr), mq, offset);
     this.replays.skipped(group, mq, offset);
   }
   startOffsetChosen(group: number, mq: number, offset: number, fromStoredOffset: boolean, consumerAddr = -1): void {

@@ -12,6 +12,7 @@ import type { ReplayCounts } from "./ReplayBooks.ts";
 import type { Sampler } from "./Sampler.ts";
 import type { ExpectResult } from "../scenario/expect.ts";
 import { queueRows, type QueueRow } from "./summaryQueues.ts";
+import type { PullCodeName } from "../client/pullCodes.ts";
 
 export type { OrderlyQueue, QueueLockState, QueueRow } from "./summaryQueues.ts";
 export type { BrokerNodeRow } from "./brokerNodes.ts";
@@ -53,8 +54,9 @@ export interface Summary {
    */
   replays?: ReplayCounts;
   /** Per group: its account, messageModel and consumeMode; a BROADCASTING group's `instances` accounts too
-   * (with replicas, its `replays`). */
-  groups: GroupAccount[];
+   * (with replicas, its `replays`); its pull answers by response code (`pulls.byCode`, every name of
+   * PULL_CODE_NAMES; "TIMEOUT": RPC time-outs, "NOT_SENT": pulls that failed before they were sent). */
+  groups: (GroupAccount & { pulls?: { byCode: Record<PullCodeName, number> } })[];
   lag: { committed: { final: number; max: number }; unpulled: { final: number; max: number } };
   /**
    * Cached messages. `heapEstimateMiB` is the largest consumer instance's estimated cache heap at its
@@ -155,7 +157,8 @@ export function buildSummary(cl: Cluster, rec: Recorder, sampler: Sampler, accou
   const cols = sampler.series.columns;
   // Sections a model without replicas leaves out, so its summary keeps the shape stored baselines have.
   const replicated = replicatedNodes(cl).length > 0;
-  const groups = replicated ? accounts.map((a, g) => ({ ...a, replays: rec.replays.countsOf(g) })) : accounts;
+  // Each group's pull answers by response code (src/client/pullCodes.ts) follow its account.
+  const groups = accounts.map((a, g) => ({ ...a, ...(replicated ? { replays: rec.replays.countsOf(g) } : {}), pulls: { byCode: stats.pullCodes.byCode(g) } }));
   return {
     scenario: cl.model.name,
     seed: cl.model.seed,

@@ -6,6 +6,7 @@ import type { GroupModel } from "../scenario/types.ts";
 import { broadcastCommittedOffset, runningInstances } from "./broadcastOffsets.ts";
 import { lockTimeline, type LockState, type OwnerInterval } from "./Ownership.ts";
 import type { Recorder } from "./Recorder.ts";
+import { queueFilterBooks, type QueueFilterBooks } from "./summaryFilter.ts";
 
 /** A queue's lock state at the end of the run: its current owners' best, or "none" without an owner. */
 export type QueueLockState = LockState | "none";
@@ -48,6 +49,8 @@ export interface QueueRow {
   ownerHistory: { clientId: string; fromMs: number; toMs: number | null; duplicates: number }[];
   /** ORDERLY groups' books on the queue; null for CONCURRENTLY groups. */
   orderly: OrderlyQueue | null;
+  /** What filtering cost here, when the group's subscription to the topic filters (summaryFilter.ts). */
+  filter?: QueueFilterBooks;
 }
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
@@ -84,15 +87,18 @@ export function queueRows(cl: Cluster, rec: Recorder): QueueRow[] {
           minOffset: q.minOffset, maxOffset: q.maxOffset,
           committedOffset: broadcasting ? broadcastCommittedOffset(running, mq) : broker.offsets.queryOffset(grp.index, mq),
           nextOffset: next, cached,
-          orphanSeconds: r3(rec.ownership.orphanSeconds(grp.index, mq, nowUs)),
+          orphanSeconds: r3(rec.ownership.orphanSeconds(grp.index, mq, nowUs, routes.topicConfigs.unreadableSpans(route.topicIndex, route.brokerIndex, route.queueId, nowUs))),
           ownerHistory: history.map((iv) => ({ clientId: iv.clientId, fromMs: ms(iv.fromUs), toMs: iv.toUs === null ? null : ms(iv.toUs), duplicates: iv.duplicates })),
           orderly: grp.consumeMode === "ORDERLY" ? orderlyQueue(rec, grp, mq, history, nowUs) : null,
+          ...filterField(queueFilterBooks(cl, grp, topic, mq)),
         });
       }
     }
   }
   return rows;
 }
+
+const filterField = (filter: QueueFilterBooks | undefined) => (filter === undefined ? {} : { filter });
 
 function orderlyQueue(rec: Recorder, grp: GroupModel, mq: number, history: readonly OwnerInterval[], nowUs: number): OrderlyQueue {
   const broadcasting = grp.messageModel === "BROADCASTING";

@@ -13,6 +13,7 @@ import type { MessageStore } from "../broker/MessageStore.ts";
 import { NameServer } from "../protocol/NameServer.ts";
 import { nodesOf, type NodeModel } from "../scenario/types.ts";
 import type { BrokerObserver } from "../broker/BrokerObserver.ts";
+import { BrokerFilters } from "../broker/messageFilter.ts";
 import { makeStrategy, type AllocateStrategy } from "../client/allocate/strategies.ts";
 import { ClientStats, type ClientObserver } from "../client/ClientObserver.ts";
 import { ConsumeListeners } from "../client/ConsumeListeners.ts";
@@ -57,6 +58,8 @@ export class Cluster {
   /** The application's listeners (faults change them). */
   readonly listeners: ConsumeListeners;
   readonly clientStats = new ClientStats();
+  /** The brokers' filter data (tag hash codes, SQL92) and its books, shared by every node. */
+  readonly filters: BrokerFilters;
   readonly reclaimer: StorageReclaimer;
   /** Each instance slot's local offset file (BROADCASTING, §12.2): its host's disk, kept across restarts. */
   readonly localOffsetFiles: LocalOffsetFile[] = [];
@@ -67,7 +70,7 @@ export class Cluster {
 
   constructor(
     readonly model: Model,
-    private readonly observer: ClusterObserver,
+    readonly observer: ClusterObserver,
     options: { maxEvents?: number; routes?: Routes } = {},
   ) {
     this.sched = new Scheduler({ maxEvents: options.maxEvents, initialCapacity: 4096 });
@@ -87,6 +90,7 @@ export class Cluster {
     );
     this.producers = new Producers(model, this.routes, this.brokers, this.sched, this.streams);
     const groupStores: MessageStore[] = [];
+    this.filters = new BrokerFilters(model, this.routes.queues.length);
     const groupLogs: ScheduleLog[] = [];
     for (const n of this.nodeModels) {
       const b = model.brokers[n.broker]!;
@@ -101,6 +105,8 @@ export class Cluster {
       const broker = new Broker(this.transport.context(addr), b, this.routes, model.profile, this.producers, observer, replication);
       if (model.phase === "random") broker.phases = this.streams.get(`phase/broker/${n.name}`);
       groupStores[n.broker] ??= broker.store;
+      broker.processor.filters = this.filters;
+      broker.processor.checks.groups.load(model.groups); // the groups' SubscriptionGroupConfig
       this.transport.attach(addr, broker);
       this.nodes.push(broker);
       if (n.brokerId === 0) this.brokers.push(broker);

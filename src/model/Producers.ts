@@ -8,7 +8,8 @@
 import type { Broker } from "../broker/Broker.ts";
 import type { MessageSource } from "../broker/MessageStore.ts";
 import { Producer } from "../client/Producer.ts";
-import type { Routes } from "../protocol/routes.ts";
+import type { Routes, TopicRoute } from "../protocol/routes.ts";
+import { isWriteable } from "../protocol/topicConfig.ts";
 import type { Model } from "../scenario/types.ts";
 import type { Scheduler } from "../sim/Scheduler.ts";
 import type { RandomStreams } from "../sim/streams.ts";
@@ -70,6 +71,9 @@ export class Producers implements MessageSource {
         ? { queueBroker: queues.map((q) => routes.brokerOf(q)), isolationUs: model.profile === "5.x" ? 10_000_000 : 600_000_000 }
         : null;
       const p = new Producer(produce, queues.length, sink, streams.stateful(`topic/${t.name}/arrival`), streams.stateful(`topic/${t.name}/attributes`), 0, rrStart, latencyFault);
+      p.queueOfWeight = weightQueues(routes, t, model.topics[t.modelTopic]!.queuesPerBroker);
+      // The first send fetches the route (tryToFindTopicPublishInfo): the topic config the run starts with.
+      p.setPublishList(this.publishList(t, false), this.publishList(t, false, true));
       this.producers.push(p);
       this.active.push(p);
     }
@@ -80,7 +84,7 @@ export class Producers implements MessageSource {
     for (const t of model.topics) {
       const p = this.producers[t.index];
       if (!p || !t.produce) continue;
-      const total = t.produce.backlog * this.routes.topicQueues(t.index).length;
+      const total = t.produce.backlog * (this.publishList(this.routes.topics[t.index]!, false)?.length ?? this.routes.topicQueues(t.index).length);
       const spanUs = t.produce.rate > 0 ? Math.round((total / t.produce.rate) * 1e6) : 3600e6;
       p.seedBacklog(t.produce.backlog, 0, spanUs);
     }
@@ -138,7 +142,7 @@ export class Producers implements MessageSource {
     }
     let mq = queues[q]!;
     let broker = this.brokers[this.routes.brokerOf(mq)]!;
-    if (!broker.acceptsWrites()) {
+    if (!broker.acceptsWrites() || !this.queueIdValid(mq)) {
       broker.refusedWrite(mq);
       draw = -1;
       let last = this.routes.brokerOf(mq);
@@ -150,7 +154,7 @@ export class Producers implements MessageSource {
         if (r < 0) break;
         const cand = queues[r]!;
         broker = this.brokers[this.routes.brokerOf(cand)]!;
-        if (broker.acceptsWrites()) mq = cand;
+        if (broker.acceptsWrites() && this.queueIdValid(cand)) mq = cand;
         else {
           broker.refusedWrite(-1);
           last = this.routes.brokerOf(cand);
@@ -180,19 +184,47 @@ export class Producers implements MessageSource {
     this.sched.scheduleAt(at, this.kindRoutePoll, 0);
   }
 
-  /** updateTopicRouteInfoFromNameServer: each producer's publish list = the queues of brokers up and writable. */
+  /**
+   * msgCheck (AbstractSendMessageProcessor, 4.9.7 and 5.1.4): a queueId ≥ max(writeQueueNums,
+   * readQueueNums) is answered SYSTEM_ERROR ("request queueId is illegal"), which the producer retries
+   * like any refused send (SYSTEM_ERROR is in DefaultMQProducer#retryResponseCodes). No queueId is remapped:
+   * only a negative one is replaced by a random one modulo writeQueueNums. A queueId between writeQueueNums and readQueueNums is stored, and the topic's
+   * perm is not checked for a normal send: a producer with an older route keeps writing there until its
+   * next route poll.
+   */
+  private queueIdValid(mq: number): boolean {
+    const q = this.routes.queues[mq]!;
+    const tc = this.routes.topicConfigs;
+    return q.queueId < tc.writeQueueNums(q.topicIndex, q.brokerIndex) || q.queueId < tc.readQueueNums(q.topicIndex, q.brokerIndex);
+  }
+
+  /**
+   * topicRouteData2TopicPublishInfo (MQClientInstance, broker spec §7.1): per broker whose topic perm is
+   * writable (and, `live`, that is up, has a master and takes writes), queueIds 0..writeQueueNums−1.
+   * Topic-queue indexes; null = every queue. `configOnly`: by the topic config alone (a selector's choice).
+   */
+  private publishList(t: TopicRoute, live: boolean, configOnly = false): number[] | null {
+    const tc = this.routes.topicConfigs;
+    const list: number[] = [];
+    t.queues.forEach((mq, i) => {
+      const q = this.routes.queues[mq]!;
+      if (!configOnly && live) {
+        const b = this.brokers[q.brokerIndex]!;
+        if (b.down || !b.writable) return;
+      }
+      if (isWriteable(tc.perm(t.index, q.brokerIndex)) && q.queueId < tc.writeQueueNums(t.index, q.brokerIndex)) list.push(i);
+    });
+    return list.length === t.queues.length ? null : list;
+  }
+
+  /** updateTopicRouteInfoFromNameServer: each producer's publish list = the writable queues of brokers up and writable. */
   private onRoutePoll(): void {
     this.routePollAtUs = -1;
     this.advanceTo(this.sched.nowUs);
     for (const t of this.routes.topics) {
       const p = this.producers[t.index];
       if (!p) continue;
-      const list: number[] = [];
-      t.queues.forEach((mq, i) => {
-        const b = this.brokers[this.routes.brokerOf(mq)]!;
-        if (!b.down && b.writable) list.push(i);
-      });
-      p.setPublishList(list.length === t.queues.length ? null : list);
+      p.setPublishList(this.publishList(t, true), this.publishList(t, true, true));
     }
   }
 
@@ -214,4 +246,15 @@ export class Producers implements MessageSource {
       }
     }
   }
+}
+
+/** Producer#queueOfWeight: weight index (brokerPosition × queuesPerBroker + queueId) → topic queue index; null when they agree. */
+function weightQueues(routes: Routes, t: TopicRoute, queuesPerBroker: number): Int32Array | null {
+  if (t.queues.length === t.brokers.length * queuesPerBroker) return null;
+  const map = new Int32Array(t.brokers.length * queuesPerBroker);
+  t.queues.forEach((mq, i) => {
+    const q = routes.queues[mq]!;
+    if (q.queueId < queuesPerBroker) map[t.brokers.indexOf(q.brokerIndex) * queuesPerBroker + q.queueId] = i;
+  });
+  return map;
 }

@@ -20,6 +20,8 @@ export const enum RequestCode {
    * with GET_ALL_DELAY_OFFSET (45) in one round trip — the model needs both answers from the same moment.
    */
   GET_ALL_CONSUMER_OFFSET = 43,
+  /** Broker2Client#resetOffset's push to each online client of the group (4.x path, src/broker/resetOffset.ts). */
+  RESET_CONSUMER_CLIENT_OFFSET = 220,
   /**
    * Not a RocketMQ request: the network layer telling a broker that a client's TCP connection closed
    * (Netty's channelInactive, which ClientHousekeepingService handles like UNREGISTER_CLIENT, §13.8).
@@ -38,9 +40,16 @@ export const enum ResponseCode {
   PULL_RETRY_IMMEDIATELY = 20,
   PULL_OFFSET_MOVED = 21,
   QUERY_NOT_FOUND = 22,
+  SUBSCRIPTION_PARSE_FAILED = 23,
   SUBSCRIPTION_NOT_EXIST = 24,
   SUBSCRIPTION_NOT_LATEST = 25,
-  INVALID_PARAMETER = 31,
+  SUBSCRIPTION_GROUP_NOT_EXIST = 26,
+  FILTER_DATA_NOT_EXIST = 27,
+  FILTER_DATA_NOT_LATEST = 28,
+  /** 29 since 5.3.2 (commit b5cf3ca90a, which also made PullMessageProcessor answer an illegal queueId with it). */
+  INVALID_PARAMETER = 29,
+  /** Broker2Client#resetOffset: the group has no online channel here. */
+  CONSUMER_NOT_ONLINE = 206,
   FLOW_CONTROL = 215,
 }
 

@@ -1,11 +1,17 @@
 // Topic routes: which queues a topic has on which broker — what the name server tells every client and
-// what each broker's TopicConfigManager knows of its own part. Static for a run and shared read-only by
-// every component. Queues are numbered globally (MessageQueue order: topic, brokerName, queueId), and
-// every message, offset table and trace record names a queue by that number.
+// what each broker's TopicConfigManager knows of its own part. The queue layout is static for a run and
+// shared read-only by every component. Queues are numbered globally (MessageQueue order: topic,
+// brokerName, queueId), and every message, offset table and trace record names a queue by that number.
+//
+// Per (topic, broker) the layout holds the most queues the run can ever have there: queuesPerBroker, the
+// topic's readQueueNums / writeQueueNums and every updateTopic fault's. How many of them are readable and
+// writable now (queueIds 0..n−1) and the topic's perm live in `topicConfigs`, which faults change (issue 19).
 //
 // Besides the scenario's topics, every group has %RETRY%<group> (retryQueueNums queues on every broker,
 // created by heartbeats, spec §9.2, §13.8) and %DLQ%<group> (one queue on every broker).
+import type { FaultModel } from "../scenario/faultTypes.ts";
 import type { Model } from "../scenario/types.ts";
+import { PERM_RW, TopicConfigs } from "./topicConfig.ts";
 
 export interface QueueRoute {
   readonly index: number;
@@ -39,20 +45,41 @@ export class Routes {
   private readonly retryTopics: number[] = [];
   private readonly dlqTopics: number[] = [];
   private readonly brokerQueues: number[][];
+  /** Every broker's TopicConfigManager table (= the name server's QueueData): read/write nums and perm now. */
+  readonly topicConfigs: TopicConfigs;
 
-  constructor(model: Pick<Model, "brokers" | "topics" | "groups">) {
+  constructor(model: Pick<Model, "brokers" | "topics" | "groups"> & { readonly faults?: readonly FaultModel[] }) {
     this.brokerQueues = model.brokers.map(() => []);
     const allBrokers = model.brokers.map((b) => b.index);
-    for (const t of model.topics) this.addTopic(model, t.name, t.brokers, t.queuesPerBroker, t.index, -1, -1, t.retentionUs);
-    for (const g of model.groups) {
-      const perBroker = Math.max(1, model.brokers[0]!.config.retryQueueNums);
-      this.retryTopics.push(this.addTopic(model, `%RETRY%${g.name}`, allBrokers, perBroker, -1, g.index, -1, Infinity));
-      this.dlqTopics.push(this.addTopic(model, `%DLQ%${g.name}`, allBrokers, 1, -1, -1, g.index, Infinity));
+    const initial: [topic: number, broker: number, read: number, write: number, perm: number][] = [];
+    for (const t of model.topics) {
+      const read = t.config?.readQueueNums ?? t.queuesPerBroker;
+      const write = t.config?.writeQueueNums ?? t.queuesPerBroker;
+      const perBroker = t.brokers.map(() => Math.max(t.queuesPerBroker, read, write));
+      for (const f of model.faults ?? []) {
+        if (f.kind !== "updateTopic" || f.topic !== t.index) continue;
+        const i = t.brokers.indexOf(f.broker);
+        perBroker[i] = Math.max(perBroker[i]!, f.readQueueNums ?? 0, f.writeQueueNums ?? 0);
+      }
+      this.addTopic(model, t.name, t.brokers, (b) => perBroker[t.brokers.indexOf(b)]!, t.index, -1, -1, t.retentionUs);
+      for (const b of t.brokers) initial.push([t.index, b, read, write, t.config?.perm ?? PERM_RW]);
     }
+    for (const g of model.groups) {
+      const perBroker = Math.max(1, g.subscriptionGroup?.retryQueueNums ?? model.brokers[0]!.config.retryQueueNums);
+      this.retryTopics.push(this.addTopic(model, `%RETRY%${g.name}`, allBrokers, () => perBroker, -1, g.index, -1, Infinity));
+      this.dlqTopics.push(this.addTopic(model, `%DLQ%${g.name}`, allBrokers, () => 1, -1, -1, g.index, Infinity));
+      for (const b of allBrokers) {
+        initial.push([this.retryTopics[g.index]!, b, perBroker, perBroker, PERM_RW]);
+        initial.push([this.dlqTopics[g.index]!, b, 1, 1, PERM_RW]);
+      }
+    }
+    this.topicConfigs = new TopicConfigs(this.topics.length, model.brokers.length);
+    for (const [topic, broker, read, write, perm] of initial) this.topicConfigs.update(topic, broker, read, write, perm);
+    this.topicConfigs.version = 0; // the configs the run starts with
   }
 
   private addTopic(
-    model: Pick<Model, "brokers">, name: string, brokers: readonly number[], perBroker: number,
+    model: Pick<Model, "brokers">, name: string, brokers: readonly number[], perBroker: (broker: number) => number,
     modelTopic: number, retryOf: number, dlqOf: number, retentionUs: number,
   ): number {
     const brokerName = (b: number) => model.brokers[b]!.name;
@@ -60,7 +87,7 @@ export class Routes {
     const sorted = [...brokers].sort((a, b) => (brokerName(a) < brokerName(b) ? -1 : brokerName(a) > brokerName(b) ? 1 : 0));
     const queues: number[] = [];
     for (const b of sorted) {
-      for (let q = 0; q < perBroker; q++) {
+      for (let q = 0, n = perBroker(b); q < n; q++) {
         const mq = this.queues.length;
         this.queues.push({ index: mq, topic: name, topicIndex: index, brokerName: brokerName(b), brokerIndex: b, queueId: q });
         this.brokerQueues[b]!.push(mq);

@@ -152,6 +152,8 @@ export interface BrokerConfig {
   slaveReadEnable: boolean;
   /** A slave corrects out-of-range offsets like a master (§3.1 corr, §3.4). */
   offsetCheckInSlave: boolean;
+  /** SQL92 subscriptions are served (BrokerConfig.enablePropertyFilter); off, their pulls get SYSTEM_ERROR. */
+  enablePropertyFilter: boolean;
 }
 
 export const BROKER_CONFIG_DEFAULTS: Readonly<BrokerConfig> = Object.freeze({
@@ -170,6 +172,7 @@ export const BROKER_CONFIG_DEFAULTS: Readonly<BrokerConfig> = Object.freeze({
   overflowBadlyToZero: false,
   slaveReadEnable: false,
   offsetCheckInSlave: false,
+  enablePropertyFilter: false,
 });
 
 export const BROKER_CONSTANTS = Object.freeze({

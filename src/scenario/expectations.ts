@@ -4,6 +4,7 @@ import { InputError } from "./errors.ts";
 import { ExpectError, parseExpectation, type ExpectNames, type Expectation, type ExprNode } from "./expectParser.ts";
 import type { GroupModel } from "./types.ts";
 import { groupFigureNames, SUMMARY_FIGURES } from "./vocabulary.ts";
+import { pullCodeFigureNames } from "./pullCodeNames.ts";
 
 /** Most expectations a scenario may list: each is evaluated over every sample of the run. */
 export const EXPECTATIONS_MAX = 1000;
@@ -88,9 +89,10 @@ function showUs(us: number): string {
 const EXPECT_NAMES: ExpectNames = { summaryPaths: SUMMARY_FIGURES };
 /**
  * Names an expectation may refer to: every numeric figure of the summary, and with the scenario's
- * groups `groups.<group>.<figure>` (and `groups.<group>.instances.<i>.<figure>` for BROADCASTING).
+ * groups `groups.<group>.<figure>` (and `groups.<group>.instances.<i>.<figure>` for BROADCASTING), and
+ * each group's pull answers `groups.<group>.pulls.byCode.<code name>` (pullCodeNames.ts).
  */
 export function expectNames(groups?: readonly GroupModel[]): ExpectNames {
   if (groups === undefined || groups.length === 0) return EXPECT_NAMES;
-  return { summaryPaths: [...SUMMARY_FIGURES, ...groupFigureNames(groups)] };
+  return { summaryPaths: [...SUMMARY_FIGURES, ...groupFigureNames(groups), ...pullCodeFigureNames(groups)] };
 }

@@ -1,6 +1,7 @@
 // Faults are data: each entry of a scenario's `faults` list, normalised. The plan
 // (src/faults/plan.ts) schedules them; the model components expose the knobs they turn.
 import type { Dist } from "./distKinds.ts";
+import type { SubscriptionGroupUpdate } from "./subscriptionGroup.ts";
 
 export type CrashMode = "connectionClosed" | "vanished";
 
@@ -32,7 +33,11 @@ export type FaultModel =
   | (Base & { kind: "truncate"; queue: QueueRef; offset: number | "max" })
   | (Base & { kind: "hangMessage"; queue: QueueRef; durationUs: number | null })
   | (Base & { kind: "consumeTime"; group: number; forUs: number | null; consumeTime: Dist })
-  | (Base & { kind: "failureProbability"; group: number; forUs: number | null; probability: number });
+  | (Base & { kind: "failureProbability"; group: number; forUs: number | null; probability: number })
+  | (Base & { kind: "resetOffset"; group: number; topic: number; /** see src/scenario/faultResetOffset.ts */ to: "latest" | "earliest" | { timeUs: number } | { offset: number }; force: boolean })
+  | (Base & { kind: "updateTopic"; topic: number; broker: number; /** null: unchanged */ readQueueNums: number | null; writeQueueNums: number | null; /** PermName bits, null: unchanged */ perm: number | null })
+  | (Base & { kind: "brokerPermission"; broker: number; /** PermName bits */ perm: number; forUs: number | null })
+  | (Base & { kind: "updateSubscriptionGroup"; group: number; /** −1: every broker */ broker: number; update: SubscriptionGroupUpdate; forUs: number | null });
 
 /** A queue named as `Topic@broker#queueId`, resolved to model indexes. */
 export interface QueueRef {
@@ -45,5 +50,5 @@ export const FAULT_KINDS = [
   "consumerStart", "consumerStop", "consumerCrash", "scale", "pause", "resume", "duplicateClientId",
   "brokerCrash", "brokerReadOnly", "roleSwap", "failover", "leaderChange", "replicationStall", "lostWakeup", "sendBackFailure",
   "offsetQueryError", "latency", "loss", "partition", "offsetIllegal", "truncate",
-  "hangMessage", "consumeTime", "failureProbability",
+  "hangMessage", "consumeTime", "failureProbability", "updateTopic", "resetOffset", "brokerPermission", "updateSubscriptionGroup",
 ] as const;

@@ -9,6 +9,9 @@ import { parseDurationUs } from "./units.ts";
 import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "./read.ts";
 import { instancesWanted, readInstances } from "./instanceBudget.ts";
 import { FAULT_KINDS, type FaultModel, type QueueRef } from "./faultTypes.ts";
+import { normalizeUpdateTopic, UPDATE_TOPIC_KEYS } from "./faultUpdateTopic.ts";
+import { normalizeResetOffset, RESET_OFFSET_KEYS } from "./faultResetOffset.ts";
+import { BROKER_PERMISSION_KEYS, normalizeBrokerPermission, normalizeUpdateSubscriptionGroup, UPDATE_SUBSCRIPTION_GROUP_KEYS } from "./faultBrokerPermission.ts";
 
 interface GroupInfo {
   name: string;
@@ -50,6 +53,10 @@ const KEYS: Record<(typeof FAULT_KINDS)[number], string[]> = {
   hangMessage: ["target", "duration"],
   consumeTime: ["target", "for", "consumeTime"],
   failureProbability: ["target", "for", "probability"],
+  updateTopic: UPDATE_TOPIC_KEYS,
+  resetOffset: RESET_OFFSET_KEYS,
+  brokerPermission: BROKER_PERMISSION_KEYS,
+  updateSubscriptionGroup: UPDATE_SUBSCRIPTION_GROUP_KEYS,
 };
 
 /** Highest instance count each group needs: its `instances`, scale targets and named instances. */
@@ -186,6 +193,14 @@ export function parseFaults(raw: unknown, ctx: Ctx, instancesMax: number[], dura
         return { ...base, kind, group: p.group("target"), forUs: p.optDuration("for"), consumeTime: compileDist(f.consumeTime, "duration", `${path}.consumeTime`) };
       case "failureProbability":
         return { ...base, kind, group: p.group("target"), forUs: p.optDuration("for"), probability: readNumber(f, "probability", `${path}.probability`, 0, 1) };
+      case "updateTopic":
+        return normalizeUpdateTopic(f, path, base, ctx.topics, ctx.brokers);
+      case "resetOffset":
+        return normalizeResetOffset(f, path, base, ctx.groups, ctx.topics);
+      case "brokerPermission":
+        return normalizeBrokerPermission(f, path, base, ctx.brokers);
+      case "updateSubscriptionGroup":
+        return normalizeUpdateSubscriptionGroup(f, path, base, ctx.groups, ctx.brokers);
     }
   });
 }

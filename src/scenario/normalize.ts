@@ -25,10 +25,14 @@ import { parseFaults } from "./faults.ts";
 import { checkInstanceBudget, instancesWanted, readInstances } from "./instanceBudget.ts";
 import { normalizeAllocate } from "./allocate.ts";
 import { checkKeys, isRecord, readEnum, readInt, readNumber, readString, show } from "./read.ts";
+import { normalizeSubscriptionGroup } from "./subscriptionGroup.ts";
 import { normalizeStore, parseStartTime } from "./store.ts";
 import { normalizeListener } from "./listener.ts";
 import { normalizeConsumerConfig } from "./consumerConfig.ts";
+import { normalizeTopicConfig } from "./topicConfigInput.ts";
 import { normalizeRateChanges } from "./rateChanges.ts";
+import { normalizeSqlSubscription, tagCodeSet } from "./subscriptionFilter.ts";
+import { normalizeProperties } from "./messageProperties.ts";
 import { normalizeReplication } from "./replication.ts";
 import { assertJsonShape } from "./jsonShape.ts";
 
@@ -185,7 +189,7 @@ function normalizeMaxMessageSize(raw: unknown, path: string): number {
 function normalizeTopic(raw: unknown, index: number, brokers: BrokerModel[]): TopicModel {
   const path = `topics.${index}`;
   if (!isRecord(raw)) throw new InputError(path, "must be an object");
-  checkKeys(raw, ["name", "brokers", "queuesPerBroker", "retention", "produce"], path);
+  checkKeys(raw, ["name", "brokers", "queuesPerBroker", "retention", "produce", "readQueueNums", "writeQueueNums", "perm"], path);
   const name = readString(raw, "name", `${path}.name`);
   if (!NAME_RE.test(name) || name.startsWith("%")) {
     throw new InputError(`${path}.name`, `${describeValue(name)} must be 1–127 characters of A–Z a–z 0–9 _ . - (and not start with %)`);
@@ -213,7 +217,7 @@ function normalizeTopic(raw: unknown, index: number, brokers: BrokerModel[]): To
     tags = r.tags;
     checkBodyBytes(produce.bodyBytes, `${path}.produce.bodyBytes`, brokerIdx.map((b) => brokers[b]!));
   }
-  return { index, name, brokers: brokerIdx, queuesPerBroker, retentionUs, produce, tags };
+  return { index, name, brokers: brokerIdx, queuesPerBroker, retentionUs, produce, tags, ...normalizeTopicConfig(raw, path, queuesPerBroker) };
 }
 
 /**
@@ -240,7 +244,7 @@ function checkBodyBytes(bodyBytes: Dist, path: string, brokers: BrokerModel[]): 
 
 function normalizeProduce(raw: unknown, path: string, queueCount: number): { produce: ProduceModel; tags: string[] } {
   if (!isRecord(raw)) throw new InputError(path, "must be an object");
-  checkKeys(raw, ["rate", "arrival", "bodyBytes", "tags", "queueSelect", "rateChanges", "backlog", "sendLatencyFaultEnable"], path);
+  checkKeys(raw, ["rate", "arrival", "bodyBytes", "tags", "properties", "queueSelect", "rateChanges", "backlog", "sendLatencyFaultEnable"], path);
   const rate = readNumber(raw, "rate", `${path}.rate`, 0, 10_000_000);
   const arrival = raw.arrival === undefined ? SCENARIO_DEFAULTS.arrival : readEnum(raw, "arrival", `${path}.arrival`, ["poisson", "uniform"]);
   const bodyBytes = compileDist(raw.bodyBytes ?? SCENARIO_DEFAULTS.bodyBytes, "bytes", `${path}.bodyBytes`);
@@ -278,13 +282,14 @@ function normalizeProduce(raw: unknown, path: string, queueCount: number): { pro
     if (typeof raw.sendLatencyFaultEnable !== "boolean") throw new InputError(`${path}.sendLatencyFaultEnable`, `must be true or false, got ${show(raw.sendLatencyFaultEnable)}`);
     if (raw.sendLatencyFaultEnable) produce.sendLatencyFaultEnable = true;
   }
+  if (raw.properties !== undefined) produce.properties = normalizeProperties(raw.properties, `${path}.properties`);
   return { produce, tags };
 }
 
 function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): GroupModel {
   const path = `groups.${index}`;
   if (!isRecord(raw)) throw new InputError(path, "must be an object");
-  checkKeys(raw, ["name", "instances", "clientIds", "allocate", "subscribe", "consumeFromWhere", "consumeMode", "messageModel", "consumeTimestampBefore", "config", "listener", "startAt"], path);
+  checkKeys(raw, ["name", "instances", "clientIds", "allocate", "subscribe", "consumeFromWhere", "consumeMode", "messageModel", "consumeTimestampBefore", "config", "listener", "startAt", "subscriptionGroup"], path);
   // The model builds the strategy from these options, with real queue names.
   const allocate = normalizeAllocate(raw.allocate ?? "AVG", `${path}.allocate`);
   const name = readString(raw, "name", `${path}.name`);
@@ -300,8 +305,13 @@ function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): Grou
     const p = `${path}.subscribe.${topicName}`;
     const topic = topics.find((t) => t.name === topicName);
     if (!topic) throw new InputError(p, `unknown topic ${describeValue(topicName)}; topics are: ${listChoices(topics.map((t) => t.name))}`);
-    if (typeof expr !== "string" || expr.trim() === "") throw new InputError(p, 'must be "*" or tags joined by "||"');
-    subscriptions.push({ topic: topic.index, expression: expr, tagSet: parseTagExpression(expr, topic, p) });
+    if (isRecord(expr)) {
+      subscriptions.push(normalizeSqlSubscription(expr, topic, p));
+      continue;
+    }
+    if (typeof expr !== "string" || expr.trim() === "") throw new InputError(p, 'must be "*" or tags joined by "||", or { "sql": "<SQL92 expression>" }');
+    const tagSet = parseTagExpression(expr, topic, p);
+    subscriptions.push(tagSet === null ? { topic: topic.index, expression: expr, tagSet } : { topic: topic.index, expression: expr, tagSet, codeSet: tagCodeSet(expr)! });
   }
   const consumeFromWhere: ConsumeFromWhere = raw.consumeFromWhere === undefined
     ? SCENARIO_DEFAULTS.consumeFromWhere
@@ -318,6 +328,7 @@ function normalizeGroup(raw: unknown, index: number, topics: TopicModel[]): Grou
     index, name, instances, subscriptions, consumeFromWhere, consumeMode, messageModel, consumeTimestampBeforeUs, config, consumeTime,
     failureProbability, poisonFraction, hangFraction, orderlyResults,
     startAtUs, allocate, instancesMax: instances, clientIds: [],
+    ...(raw.subscriptionGroup === undefined ? {} : { subscriptionGroup: normalizeSubscriptionGroup(raw.subscriptionGroup, `${path}.subscriptionGroup`) }),
   };
 }
 

@@ -6,6 +6,9 @@ import type { AllocateOptions, AllocateSpec } from "./allocate.ts";
 import type { FaultModel } from "./faultTypes.ts";
 import type { Dist } from "./distKinds.ts";
 import type { BrokerConfig, ConsumerConfig } from "./defaults.ts";
+import type { SubscriptionGroupModel } from "./subscriptionGroup.ts";
+import type { TopicConfigModel } from "./topicConfigInput.ts";
+import type { MessagePropertyModel } from "./messageProperties.ts";
 
 /** RocketMQ version whose behaviour to follow: 4.7.1–4.8.0, 4.9.8, 5.2+ (where they differ). */
 export type Profile = "4.7" | "4.9" | "5.x";
@@ -75,6 +78,10 @@ export interface TopicInput {
   name: string;
   brokers: string[];
   queuesPerBroker?: number;
+  /** TopicConfig on every broker of the topic (default queuesPerBroker, queuesPerBroker, "rw"). */
+  readQueueNums?: number;
+  writeQueueNums?: number;
+  perm?: "rw" | "r" | "w" | "none";
   retention?: string | number;
   produce?: ProduceInput;
 }
@@ -86,6 +93,8 @@ export interface ProduceInput {
   bodyBytes?: unknown;
   /** Tag → weight. Absent: messages carry no tag. */
   tags?: Record<string, number>;
+  /** User properties → distribution (src/scenario/messageProperties.ts), for SQL92 subscriptions. */
+  properties?: Record<string, unknown>;
   queueSelect?: QueueSelect;
   /** Steps { at, rate }, or the shorthands { burst: { at, rate, for } } and { ramp: { from?, to, over, at? } }
    * (expanded into steps by src/scenario/rateChanges.ts). */
@@ -127,7 +136,7 @@ export interface GroupInput {
   name: string;
   instances?: number;
   /** Topic → subscription expression: "*" or "TagA || TagB". */
-  subscribe: Record<string, string>;
+  subscribe: Record<string, string | { sql: string }>;
   consumeFromWhere?: ConsumeFromWhere;
   /** "CONCURRENTLY" (default) or "ORDERLY": which listener the application registers. */
   consumeMode?: ConsumeMode;
@@ -141,6 +150,8 @@ export interface GroupInput {
   startAt?: string | number;
   /** Pinned client ids, one per instance (may repeat: a shared id is a classic misconfiguration). */
   clientIds?: string[];
+  /** The brokers' SubscriptionGroupConfig for the group (src/scenario/subscriptionGroup.ts). */
+  subscriptionGroup?: SubscriptionGroupModel;
   /** Allocation strategy: "AVG" (default), "AVG_BY_CIRCLE", { "strategy": "CONSISTENT_HASH", "virtualNodes": 3 }, … */
   allocate?: AllocateSpec;
 }
@@ -265,6 +276,8 @@ export interface TopicModel {
   produce: ProduceModel | null;
   /** Tag names; a message's tag is an index into this list, −1 for no tag. */
   tags: string[];
+  /** readQueueNums / writeQueueNums / perm on every broker of the topic; absent: queuesPerBroker, "rw". */
+  config?: TopicConfigModel;
 }
 
 export interface ProduceModel {
@@ -277,6 +290,8 @@ export interface ProduceModel {
   backlog: number;
   /** DefaultMQProducer#setSendLatencyFaultEnable (broker spec §7.3): avoid a broker a send failed on. */
   sendLatencyFaultEnable?: boolean;
+  /** Properties every message carries (values derived per message, never stored); absent: none. */
+  properties?: MessagePropertyModel[];
 }
 
 export interface SubscriptionModel {
@@ -284,6 +299,10 @@ export interface SubscriptionModel {
   expression: string;
   /** null = "*" (every message); else the set of tag indexes accepted. */
   tagSet: Set<number> | null;
+  /** With a tag set: SubscriptionData#codeSet, the tags' String.hashCode the broker matches (src/scenario/subscriptionFilter.ts). */
+  codeSet?: Set<number>;
+  /** A SQL92 subscription's expression (then tagSet is null); the broker compiles and evaluates it. */
+  sql?: string;
 }
 
 export interface GroupModel {
@@ -307,4 +326,6 @@ export interface GroupModel {
   instancesMax: number;
   /** Client id of each instance slot. */
   clientIds: string[];
+  /** The brokers' SubscriptionGroupConfig settings for the group; absent: RocketMQ's defaults. */
+  subscriptionGroup?: SubscriptionGroupModel;
 }
