@@ -113,6 +113,18 @@ describe("checkSubscriptionFilters: SQL92 compiled at load time", () => {
     expect((err as InputError).reason).toMatch(/^SQL92 syntax error at position 9 \(0-based\) of "a > 5 AND": /);
   });
 
+  it("refuses text RocketMQ's parser would ignore after a complete expression, naming where it starts", () => {
+    // "a > 5 ) x": the expression "a > 5" ends at 5; the parser stops at the ")" (position 6).
+    let err: unknown;
+    try {
+      checkSubscriptionFilters(model({ S: { sql: "a > 5 ) x" } }));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).reason).toMatch(/^SQL92 text from position 6 \(0-based\) of "a > 5 \) x" is not part of the expression: RocketMQ's parser would ignore "\) x" and filter by "a > 5" alone/);
+  });
+
   it("accepts a valid expression", () => {
     expect(() => checkSubscriptionFilters(model({ S: { sql: "a BETWEEN 1 AND 5 OR region IN ('eu', 'us')" } }))).not.toThrow();
   });

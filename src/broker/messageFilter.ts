@@ -93,7 +93,13 @@ export class MessageFilter {
 export function compileSubscriptionSql(text: string, path: string, profile: Profile): SqlExpr {
   try {
     // The grammar is the profile's: CONTAINS / STARTSWITH / ENDSWITH exist only in 5.x (sql92.ts).
-    return compileSql(text, { profile });
+    const expr = compileSql(text, { profile });
+    // RocketMQ's parser stops after the first complete expression and ignores the rest ("a > 5 ) x" filters
+    // as "a > 5"). A scenario whose filter silently means less than it says is refused instead.
+    if (expr.ignoredFrom >= 0) {
+      throw new InputError(path, `SQL92 text from position ${expr.ignoredFrom} (0-based) of ${describeValue(text)} is not part of the expression: RocketMQ's parser would ignore ${describeValue(text.slice(expr.ignoredFrom))} and filter by ${describeValue(text.slice(0, expr.ignoredFrom).trimEnd())} alone — remove it or fix the expression`);
+    }
+    return expr;
   } catch (e) {
     if (e instanceof SqlSyntaxError) {
       const reason = e.message.replace(/\s*\(at position \d+\)$/, "");
