@@ -348,11 +348,11 @@ export class RebalanceImpl {
     this.trace.emit(this.T.pqDropped, this.ctx.nowUs, mq, this.consumer.index, reason);
   }
 
-  /** removeProcessQueue (OFFSET_ILLEGAL path): out of the table whatever removal says, dropped, cleaned up. */
-  removeProcessQueue(mq: number, pq: ProcessQueue): void {
+  /** removeProcessQueue (OFFSET_ILLEGAL path, resetOffset): out of the table whatever removal says, dropped, cleaned up. */
+  removeProcessQueue(mq: number, pq: ProcessQueue, reason: number = DROP_REASON.offsetIllegal): void {
     if (this.table.get(mq) !== pq) return;
     pq.dropped = true;
-    this.remove(mq, pq, DROP_REASON.offsetIllegal);
+    this.remove(mq, pq, reason);
     this.table.delete(mq);
     this.requests.delete(mq);
     this.closed.delete(pq);

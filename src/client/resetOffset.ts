@@ -24,6 +24,7 @@
 import type { ResetConsumerClientOffsetRequest } from "../protocol/resetOffset.ts";
 import type { PushConsumer } from "./PushConsumer.ts";
 import { ClientTimer } from "./timers.ts";
+import { DROP_REASON } from "./trace.ts";
 
 /** MQClientInstance#resetOffset's sleep between dropping the queues and writing the offsets, ms. */
 export const RESET_OFFSET_WAIT_MS = 10_000;
@@ -86,7 +87,7 @@ export function onResetOffsetWait(c: PushConsumer, ticket: number): void {
     if (offset === undefined) continue;
     c.updateOffset(mq, offset, false);
     c.setup.observer.offsetReset?.(c.group, mq, offset, c.addr);
-    c.rebalance.removeProcessQueue(mq, pq);
+    c.rebalance.removeProcessQueue(mq, pq, DROP_REASON.resetOffset);
     written++;
   }
   c.ctx.trace.emit(s.traceType, c.ctx.nowUs, c.index, 1, written);

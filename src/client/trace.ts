@@ -38,7 +38,7 @@ export function defineClientTrace(trace: Trace): ClientTrace {
 export const FLOW_KIND = { count: 0, size: 1, span: 2, paused: 3 } as const;
 
 /** pqDropped.reason. */
-export const DROP_REASON = { notAssigned: 0, pullExpired: 1, offsetIllegal: 2 } as const;
+export const DROP_REASON = { notAssigned: 0, pullExpired: 1, offsetIllegal: 2, resetOffset: 3 } as const;
 
 /** pullLater.reason: why a pull was re-scheduled later. */
 export const LATER_REASON = {

@@ -174,7 +174,7 @@ export class Deriver implements EnrichHost {
       const idleSince = s.lastResultUs.get(slot) ?? s.owners.get(slot)!;
       s.expired.set(slot, { startUs: idleSince, lastUs: t, endUs: t, figures: { consumer: this.clientOf(slot), droppedUs: t, idleSinceUs: idleSince } });
     }
-    const cause = reason === DROP_REASON.pullExpired ? "pullExpired" : reason === DROP_REASON.offsetIllegal ? "offsetIllegal" : "moved away by a rebalance";
+    const cause = reason === DROP_REASON.pullExpired ? "pullExpired" : reason === DROP_REASON.offsetIllegal ? "offsetIllegal" : reason === DROP_REASON.resetOffset ? "resetOffset" : "moved away by a rebalance";
     this.removeOwner(s, t, slot, { cause });
   }
 
@@ -182,8 +182,9 @@ export class Deriver implements EnrichHost {
     s.owners.delete(slot);
     for (const o of s.ownedBy) if (o.slot === slot && o.toUs === Infinity) o.toUs = t;
     if (s.owners.size > 0 || s.ownerless !== null) return;
-    // OFFSET_ILLEGAL and pull-expiry drops are explained by their own intervals, not as a missing owner.
-    if (figures.cause === "offsetIllegal" || figures.cause === "pullExpired") return;
+    // OFFSET_ILLEGAL and pull-expiry drops are explained by their own intervals, not as a missing owner; a
+    // reset's drop is followed by its own rebalance at once.
+    if (figures.cause === "offsetIllegal" || figures.cause === "pullExpired" || figures.cause === "resetOffset") return;
     s.ownerless = { startUs: t, lastUs: t, endUs: t, figures: { ...figures, lostOwner: this.slotClient[slot] ?? String(slot) } };
   }
 

@@ -7,6 +7,7 @@
 // at odd multiples of 10 ms and the other those at even ones (each message k × 20 ms apart on its queue).
 // One instance consumes in 1 ms with 1 ms links: it keeps up, each message consumed ~2 ms after its birth.
 import { describe, expect, it } from "vitest";
+import { DROP_REASON } from "../client/trace.ts";
 import { simulate } from "../run/simulate.ts";
 import type { ScenarioInput } from "../scenario/types.ts";
 
@@ -70,6 +71,12 @@ describe("resetOffset back 10 minutes at t = 20 min", () => {
     const r = run(scenario("4.9", "21m", BACK_10M));
     const steps = r.trace.filter((t) => t.type === "resetOffset").map((t) => [t.tUs, t.step, t.queues]);
     expect(steps).toEqual([[1_200_001_000, 0, 2], [1_210_001_000, 1, 2]]);
+  });
+
+  it("the queues it removes leave the table with the reset's own drop reason (not OFFSET_ILLEGAL's), when the offsets are written", () => {
+    const r = simulate(scenario("4.9", "21m", BACK_10M), { checkEveryUs: 10 * S, captureTrace: (cl) => (type) => cl.trace.typeName(type) === "pqDropped" });
+    const drops = r.trace.filter((t) => t.type === "pqDropped").map((t) => [t.tUs, t.reason]);
+    expect(drops).toEqual([[1_210_001_000, DROP_REASON.resetOffset], [1_210_001_000, DROP_REASON.resetOffset]]);
   });
 });
 
