@@ -149,7 +149,7 @@ export class PullMessageProcessor {
       this.getCtx.maxCap = slave ? rep.visibleMax(q, req.mq, this.ctx.nowUs) : Infinity;
       this.getCtx.filter = this.filters === null ? null : this.filters.of(req.consumerGroup, topic);
       getMessage(q, req.queueOffset, req.maxMsgNums, p.tagSet, this.getCtx, r);
-      this.filters?.noteScan(req.consumerGroup, req.mq, r.filtered, r.status);
+      this.filters?.noteScan(req.consumerGroup, req.mq, r.filtered, r.status === GetMessageStatus.FOUND, r.status === GetMessageStatus.NO_MATCHED_MESSAGE);
       code = responseCodeOf(r.status, req.queueOffset);
       next = r.nextBeginOffset;
       // suggestWhichBrokerId (broker spec §4.4): with slaveReadEnable, whichBrokerWhenConsumeSlowly (1)

@@ -26,7 +26,6 @@ import { tagsCodeOf } from "../scenario/subscriptionFilter.ts";
 import type { Model, Profile, SubscriptionModel, TopicModel } from "../scenario/types.ts";
 import { compileSql, evaluateSql, SqlSyntaxError, type SqlExpr } from "./filter/sql92.ts";
 import type { QueueStore } from "./QueueStore.ts";
-import { GetMessageStatus } from "./getMessage.ts";
 
 type Value = string | number | boolean | null;
 
@@ -172,12 +171,12 @@ export class BrokerFilters {
     return f !== null && f.sql !== null;
   }
 
-  /** Books one getMessage scan: `filtered` units skipped, and its status. */
-  noteScan(group: number, mq: number, filtered: number, status: GetMessageStatus): void {
+  /** Books one getMessage scan: `filtered` units skipped, and whether it was FOUND or NO_MATCHED_MESSAGE. */
+  noteScan(group: number, mq: number, filtered: number, found: boolean, noMatched: boolean): void {
     const i = group * this.queueCount + mq;
     if (filtered > 0) this.filteredAtBroker[i]! += filtered;
-    if (status === GetMessageStatus.FOUND) this.found[i]! += 1;
-    else if (status === GetMessageStatus.NO_MATCHED_MESSAGE) this.noMatched[i]! += 1;
+    if (found) this.found[i]! += 1;
+    else if (noMatched) this.noMatched[i]! += 1;
   }
 
   /** The books of `group` on queue `mq`. */
