@@ -8,7 +8,8 @@
 // machine slows both rates, so the ratio moves far less than either, and a drop in it is the model's own
 // regression (by CPU time it moves least: only what this process ran counts). For runs of more than an
 // hour it prints the wall and CPU time of each simulated hour, which must stay flat (cost
-// O(events)), and the resident memory at each hour's end (memory O(backlog)).
+// O(events)), and the resident memory at each hour's end (memory O(backlog)); under --expose-gc (bench:day)
+// also the live heap after a full GC at each hour's end, and its growth per simulated hour.
 import { readFileSync } from "node:fs";
 import { parseDurationUs } from "../src/scenario/units.ts";
 import { kernelEventRate } from "./mmc.ts";
@@ -46,6 +47,14 @@ if (run.hourWallS.length > 1) {
   spread("wall", run.hourWallS);
   spread("CPU ", run.hourCpuS);
   console.log(`RSS at each hour's end (MiB): ${run.hourRssBytes.map((b) => (b / 1024 / 1024).toFixed(0)).join(" ")}`);
+  const live = run.hourLiveHeapBytes;
+  if (live.length > 2) {
+    // From the end of hour 2 (past day.json's deletion hour) on: what the run keeps per simulated hour.
+    const perHour = (live.at(-1)! - live[1]!) / (live.length - 2);
+    console.log(`live heap after GC at each hour's end (MiB): ${live.map((b) => (b / 1024 / 1024).toFixed(1)).join(" ")}  →  ${(perHour / 1024 / 1024).toFixed(2)} MiB per simulated hour from hour 2 on`);
+  } else if (live.length === 0) {
+    console.log("(run with node --expose-gc, as npm run bench:day does, for the live heap at each hour's end)");
+  }
 }
 let rebuilds = 0;
 for (const b of run.result.cluster.brokers) for (const mq of run.result.cluster.routes.queuesOf(b.index)) rebuilds += b.store.queue(mq).rebuilds;

@@ -22,13 +22,20 @@ export interface PipelineRun {
   hourCpuS: number[];
   /** Resident set at the end of each whole simulated hour: memory must follow the backlog, not the hour. */
   hourRssBytes: number[];
+  /** Live heap after a full GC at the end of each whole simulated hour — only when the process runs with
+   * --expose-gc (npm run bench:day does): unlike the resident set, it moves only with what the run keeps. */
+  hourLiveHeapBytes: number[];
 }
+
+/** The runtime's full collection when the process was started with --expose-gc. */
+const forceGc = (globalThis as { gc?: () => void }).gc;
 
 export function runPipeline(scenario: unknown, durationUs?: number): PipelineRun {
   let peakRssBytes = process.memoryUsage().rss;
   const hourWallS: number[] = [];
   const hourCpuS: number[] = [];
   const hourRssBytes: number[] = [];
+  const hourLiveHeapBytes: number[] = [];
   const t0 = performance.now();
   const cpu0 = cpuNowMs();
   let hourStartMs = t0;
@@ -45,15 +52,20 @@ export function runPipeline(scenario: unknown, durationUs?: number): PipelineRun
         hourWallS.push((nowMs - hourStartMs) / 1000);
         hourCpuS.push((cpuMs - hourStartCpuMs) / 1000);
         hourRssBytes.push(rss);
-        hourStartMs = nowMs;
-        hourStartCpuMs = cpuMs;
+        if (forceGc) {
+          forceGc();
+          hourLiveHeapBytes.push(process.memoryUsage().heapUsed);
+        }
+        // The collection's time is the bench's, not the model's: each hour's clock starts after it.
+        hourStartMs = performance.now();
+        hourStartCpuMs = cpuNowMs();
       }
     },
   });
   const wallS = (performance.now() - t0) / 1000;
   const cpuS = (cpuNowMs() - cpu0) / 1000;
   const s = result.summary;
-  return { result, wallS, cpuS, events: s.events, consumed: s.messages.consumed + s.messages.duplicates, peakRssBytes, hourWallS, hourCpuS, hourRssBytes };
+  return { result, wallS, cpuS, events: s.events, consumed: s.messages.consumed + s.messages.duplicates, peakRssBytes, hourWallS, hourCpuS, hourRssBytes, hourLiveHeapBytes };
 }
 
 /** Events per consumed message; a run that consumed nothing counts as one message so the figure stays finite. */

@@ -381,6 +381,25 @@ describe("Producer.regenerate: a replay re-creates a queue's messages exactly (i
     expect(out.every((m) => m.q === -1)).toBe(true);
   });
 
+  it("forgets checkpoints below a released draw in blocks of 256, and still replays every draw above it", () => {
+    // 1 000 msg/s for 1 200 s = 1.2 M draws = 292 checkpoints of 4096; releasing below draw 1 100 000
+    // (checkpoint 268) drops 268 ≥ 256 of them; a draw below needs a dropped one and is refused.
+    const { prod, out } = producer({ rate: 1000 });
+    prod.advanceTo(1200 * S);
+    expect(out.length).toBeGreaterThan(1_150_000);
+    prod.releaseCheckpointsBelow(1_100_000);
+    const from = out.findIndex((m, d) => d >= 1_100_000 && m.q === 1);
+    const want = out.map((m, draw) => ({ ...m, draw })).filter((m) => m.q === 1 && m.draw >= from).slice(0, 2000);
+    const born = new Float64Array(want.length);
+    prod.regenerate(1, from, want.length, born, new Int32Array(want.length), new Int16Array(want.length));
+    expect(Array.from(born)).toEqual(want.map((m) => m.bornUs));
+    expect(() => prod.regenerate(1, 268 * 4096 - 3, 1, new Float64Array(1), new Int32Array(1), new Int16Array(1))).toThrow(/no checkpoint 267/);
+    // Fewer than 256 more: nothing is copied, the same draws still replay.
+    prod.releaseCheckpointsBelow(1_150_000);
+    prod.regenerate(1, from, want.length, born, new Int32Array(want.length), new Int16Array(want.length));
+    expect(Array.from(born)).toEqual(want.map((m) => m.bornUs));
+  });
+
   it("refuses a draw it has not made", () => {
     const { prod } = producer({ rate: 1000 });
     prod.advanceTo(S);

@@ -35,6 +35,7 @@ export class StorageReclaimer {
 
   private onTick(): void {
     this.reclaim();
+    this.releaseCheckpoints();
     this.cluster.sched.scheduleIn(RECLAIM_PERIOD_US, this.kind);
   }
 
@@ -54,6 +55,23 @@ export class StorageReclaimer {
     for (const mq of over) {
       const f = floor[mq]!;
       cl.brokers[cl.routes.brokerOf(mq)]!.store.reclaimAboveExcept(mq, f === Infinity ? 0 : f, readers.get(mq) ?? []);
+    }
+  }
+
+  /** Lets each producer forget the checkpoints below the lowest draw its topic's queues still store. */
+  private releaseCheckpoints(): void {
+    const cl = this.cluster;
+    const producers = cl.producers.producers;
+    for (let topic = 0; topic < producers.length; topic++) {
+      const p = producers[topic];
+      if (!p) continue;
+      let low = Infinity;
+      for (const mq of cl.routes.topicQueues(topic)) {
+        if (!cl.routes.isOrdinary(mq)) continue;
+        const d = cl.brokers[cl.routes.brokerOf(mq)]!.store.queue(mq).lowestDraw();
+        if (d < low) low = d;
+      }
+      if (low !== Infinity) p.releaseCheckpointsBelow(Math.min(low, p.draws));
     }
   }
 
