@@ -14,6 +14,7 @@ import {
   type GetConsumerListRequest, GetAllConsumerOffsetResponse,
 } from "../protocol/commands.ts";
 import type { Routes } from "../protocol/routes.ts";
+import { dispatchedMax } from "./reput.ts";
 import { BROKER_CONSTANTS, CLEAN_FIRST_DELAY_US } from "../scenario/defaults.ts";
 import type { BrokerModel, Profile } from "../scenario/types.ts";
 import type { BrokerObserver } from "./BrokerObserver.ts";
@@ -393,7 +394,7 @@ export class Broker implements Node {
     this.source.advanceTo(now);
     const q = this.store.queue(mq);
     const before = q.minOffset;
-    this.store.deleteUpTo(mq, offset === "max" ? q.maxOffset : Math.min(offset, q.maxOffset), now);
+    this.store.deleteUpTo(mq, Math.min(offset === "max" ? Infinity : offset, dispatchedMax(q, now)), now); // dispatched units (reput.ts)
     return `minOffset ${before} → ${q.minOffset}`;
   }
 }

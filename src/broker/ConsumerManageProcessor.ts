@@ -46,7 +46,8 @@ export class ConsumerManageProcessor {
       }
     }
     resp.maxOffset = this.processor.maxOf(req.mq);
-    resp.searchOffset = this.store.searchOffset(req.mq, req.timestampUs);
+    // searchOffset reads the stored messages; the consume queue ends at the dispatched ones (reput.ts).
+    resp.searchOffset = Math.min(this.store.searchOffset(req.mq, req.timestampUs), resp.maxOffset);
     this.ctx.reply(req, resp);
   }
 }

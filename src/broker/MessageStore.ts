@@ -22,8 +22,10 @@ import type { BrokerTrace } from "./trace.ts";
 export interface MessageSource extends Regenerator {
   /** Appends every message born at or before `nowUs`, on every broker. */
   advanceTo(nowUs: number): void;
-  /** Asks to be woken (onArrival) at the next message born for `topic`, wherever it goes. */
+  /** Asks to be woken (onArrival) at the reput pass that dispatches the next message born for `topic`, wherever it goes. */
   wakeAtNextArrival(topic: number): void;
+  /** `mq`, where a pull is held, holds messages not dispatched yet: notify it at the next reput pass (reput.ts). */
+  arrivedUndispatched(mq: number): void;
 }
 
 /** CommitLog's END_FILE_MIN_BLANK_LENGTH: a message must leave this much room at a file's end (§1.1). */

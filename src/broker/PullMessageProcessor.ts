@@ -22,6 +22,7 @@ import type { BrokerFilters } from "./messageFilter.ts";
 import { PERM_RW } from "../protocol/topicConfig.ts";
 import { broadcastForbidden, checkPullPermission, type PullCheckState } from "./pullChecks.ts";
 import { SubscriptionGroupManager } from "./SubscriptionGroupManager.ts";
+import { dispatchedMax } from "./reput.ts";
 
 export class PullMessageProcessor {
   /** The context's trace, kept at hand: it is written on every step. */
@@ -98,11 +99,18 @@ export class PullMessageProcessor {
     return this.replica !== null && this.replica.isSlave;
   }
 
-  /** The max offset this node can serve of a queue: a slave's copy ends at its replication point. */
+  /**
+   * The max offset this node can serve of a queue: its consume queue's max — the messages the reput thread
+   * has dispatched (reput.ts, broker spec §1.2) — and on a slave no further than its replication point.
+   */
   maxOf(mq: number): number {
     const q = this.store.queue(mq);
+    const now = this.ctx.nowUs;
+    const d = dispatchedMax(q, now);
     const rep = this.replica;
-    return rep === null || !rep.isSlave ? q.maxOffset : rep.visibleMax(q, mq, this.ctx.nowUs);
+    if (rep === null || !rep.isSlave) return d;
+    const v = rep.visibleMax(q, mq, now);
+    return v < d ? v : d;
   }
 
   /** processRequest; `allowSuspend` is true on the first processing only. */
@@ -140,13 +148,13 @@ export class PullMessageProcessor {
       // offset is clamped into [min, max] as every nextBeginOffset a broker computes is (broker spec §3.1).
       this.pendingOffsetMoved.delete(offsetKey(req.consumerGroup, req.mq));
       code = ResponseCode.PULL_OFFSET_MOVED;
-      next = moved === "min" ? q.minOffset : moved === "max" ? q.maxOffset : Math.min(Math.max(moved, q.minOffset), q.maxOffset);
+      max = this.maxOf(req.mq);
+      next = moved === "min" ? q.minOffset : moved === "max" ? max : Math.min(Math.max(moved, q.minOffset), max);
       min = q.minOffset;
-      max = q.maxOffset;
     } else {
       if (!withSubscription) p.tagSet = sub!.tagSet;
       this.getCtx.commitLogTail = this.store.commitLogTail;
-      this.getCtx.maxCap = slave ? rep.visibleMax(q, req.mq, this.ctx.nowUs) : Infinity;
+      this.getCtx.maxCap = this.maxOf(req.mq);
       this.getCtx.filter = this.filters === null ? null : this.filters.of(req.consumerGroup, topic);
       getMessage(q, req.queueOffset, req.maxMsgNums, p.tagSet, this.getCtx, r);
       this.filters?.noteScan(req.consumerGroup, req.mq, r.filtered, r.status === GetMessageStatus.FOUND, r.status === GetMessageStatus.NO_MATCHED_MESSAGE);
@@ -170,7 +178,7 @@ export class PullMessageProcessor {
         this.offsets.commitOffset(req.consumerGroup, req.mq, req.commitOffset, 1, this.ctx.nowUs);
       }
       if (code === ResponseCode.PULL_NOT_FOUND && allowSuspend) {
-        this.suspend(p, topic);
+        this.suspend(p, topic, r.maxOffset);
         return;
       }
       min = r.minOffset;
@@ -226,18 +234,30 @@ export class PullMessageProcessor {
   }
 
   /** PullRequestHoldService#suspendPullRequest. */
-  private suspend(p: BrokerPullRequest, topic: number): void {
+  private suspend(p: BrokerPullRequest, topic: number, max: number): void {
     const now = this.ctx.nowUs;
     const cfg = this.config;
     const req = p.req;
     this.ctx.defer(req);
     p.holdSinceUs = now;
     p.holdTimeoutUs = (cfg.longPollingEnable ? req.suspendTimeoutMillis : cfg.shortPollingTimeMills) * 1000;
-    this.hold.hold(p, topic, this.maxOf(req.mq));
     this.trace.emit(this.T.pullHeld, now, req.mq, clientSlot(req.from), req.queueOffset);
-    // Arrivals wake held pulls only with long polling on (§13.4); short polling waits for its tick. A
-    // slave's reput notifies nobody (4.x, broker spec §3.3): its held pulls wait for the 5 s check.
-    if (cfg.longPollingEnable && !this.isSlave) this.source.wakeAtNextArrival(topic);
+    this.holdForArrival(p, topic, max);
+  }
+
+  /**
+   * Holds `p` (suspendPullRequest) and asks for the reput thread's notice. Arrivals wake held pulls only
+   * with long polling on (§13.4); short polling waits for its tick. A slave's reput notifies nobody (4.x,
+   * broker spec §3.3): its held pulls wait for the 5 s check. Messages stored but not yet dispatched
+   * (born since the last reput pass) are announced at the next pass, like the ones still to be born.
+   * `max`: the queue's max offset as this node serves it now (maxOf).
+   */
+  private holdForArrival(p: BrokerPullRequest, topic: number, max: number): void {
+    const mq = p.req.mq;
+    this.hold.hold(p, topic, max);
+    if (!this.config.longPollingEnable || this.isSlave) return;
+    if (max < this.store.queue(mq).maxOffset && this.hold.markArrived(mq)) this.source.arrivedUndispatched(mq);
+    this.source.wakeAtNextArrival(topic);
   }
 
   /**
@@ -258,26 +278,29 @@ export class PullMessageProcessor {
       if ((maxOffset > p.req.queueOffset && matches) || now >= p.holdSinceUs + p.holdTimeoutUs) {
         this.processRequest(p, false);
       } else {
-        this.hold.hold(p, topic, this.maxOf(mq));
-        if (this.config.longPollingEnable && !this.isSlave) this.source.wakeAtNextArrival(topic);
+        this.holdForArrival(p, topic, this.maxOf(mq));
       }
     }
     this.hold.giveBack(held);
   }
 
-  /** The reput thread's notice for a queue that got messages while held: one notify per new message. */
+  /**
+   * The reput thread's notice, at a reput pass, for a queue that got messages while held: one notify per
+   * message dispatched since the last notice.
+   */
   onArrived(mq: number): void {
     const q = this.store.queue(mq);
+    const max = dispatchedMax(q, this.ctx.nowUs);
     let o = this.hold.takeArrived(mq);
     const lost = this.lostWakeup;
-    for (; o < q.maxOffset && this.hold.heldCount(mq) > 0; o++) {
+    for (; o < max && this.hold.heldCount(mq) > 0; o++) {
       if (lost !== null && (lost.mq < 0 || lost.mq === mq) && lost.rng() < lost.probability) {
         this.wakeupsLost++;
         continue;
       }
       this.notifyMessageArriving(mq, o + 1, q.tag(o));
     }
-    this.hold.setNotifiedUpTo(mq, q.maxOffset);
+    this.hold.setNotifiedUpTo(mq, max);
   }
 
   /** The hold service's periodic check (§13.4): every queue with a held request. */

@@ -178,7 +178,9 @@ describe("ScheduleMessageService: parking and delivery per level", () => {
     const dueUs = 10 * MS + LEVEL_US[3]!;
     fx.runUntil(dueUs - 1);
     expect(fx.answers(req)).toEqual([]);
-    fx.runUntil(dueUs);
+    // The delivery stores the retry at dueUs (10 ms + 10 s, on the 1 ms reput grid): the reput pass at
+    // dueUs dispatches it and wakes the pull (reput.ts), an event of its own at the same time.
+    fx.wakeUp(dueUs);
     expect(fx.answers(req)).toMatchObject([{ atUs: dueUs, code: ResponseCode.SUCCESS, nextBeginOffset: 1, offsets: [0] }]);
   });
 

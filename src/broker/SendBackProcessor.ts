@@ -160,8 +160,7 @@ export class SendBackProcessor {
     const offset = this.store.append(mq, now, e.bodyBytes, e.tag, e.originKey, e.originBornUs, e.reconsumeTimes);
     this.trace.emit(this.T.retryDelivered, now, mq, offset, e.reconsumeTimes, e.group);
     if (replay) this.observer.retryReplayed?.(mq, offset, e.group, e.originKey);
-    if (this.processor.hold.heldCount(mq) > 0 && this.config.longPollingEnable) {
-      this.processor.notifyMessageArriving(mq, this.store.queue(mq).maxOffset, e.tag);
-    }
+    // The reput thread dispatches it — and notifies the pulls held there — at its next pass (reput.ts).
+    if (this.config.longPollingEnable && this.processor.hold.markArrived(mq)) this.source.arrivedUndispatched(mq);
   }
 }

@@ -70,11 +70,16 @@ export function offsetInQueueByTime(q: SearchableQueue, timestampUs: number, pro
   return Math.abs(timestampUs - left) > Math.abs(timestampUs - right) ? first : first - 1;
 }
 
-/** The target offset of one queue: latest, the timestamp's offset, or an explicit offset clamped into [min, max]. */
-export function targetOffset(q: SearchableQueue, req: ResetOffsetRequest, profile: Profile): number {
-  if (req.offset !== null) return Math.min(Math.max(req.offset, q.minOffset), q.maxOffset);
-  if (req.timestampUs === -1) return q.maxOffset;
-  return Math.max(0, offsetInQueueByTime(q, req.timestampUs, profile));
+/**
+ * The target offset of one queue: latest, the timestamp's offset, or an explicit offset clamped into
+ * [min, max]. `max` is the consume queue's max — what the reput thread has dispatched (reput.ts); the
+ * timestamp search runs over the stored messages and is clamped to it (they differ by the messages born
+ * since the last reput pass, under 1 ms).
+ */
+export function targetOffset(q: SearchableQueue, req: ResetOffsetRequest, profile: Profile, max = q.maxOffset): number {
+  if (req.offset !== null) return Math.min(Math.max(req.offset, q.minOffset), max);
+  if (req.timestampUs === -1) return max;
+  return Math.min(Math.max(0, offsetInQueueByTime(q, req.timestampUs, profile)), max);
 }
 
 /** The topic's queues on this broker, by queue id. */
@@ -93,7 +98,7 @@ export function broker2ClientResetOffset(
   for (const mq of queues) {
     const consumerOffset = b.offsets.queryOffset(req.group, mq);
     if (consumerOffset === -1) return { code: ResponseCode.SYSTEM_ERROR, remark: "the consumer group has no offset here (\"consumer group not exist\")", offsetTable: new Map(), pushedTo: 0 };
-    const target = targetOffset(b.store.queue(mq), req, "4.9");
+    const target = targetOffset(b.store.queue(mq), req, "4.9", b.processor.maxOf(mq));
     offsetTable.set(mq, req.force || target < consumerOffset ? target : consumerOffset);
   }
   const channels = b.consumers.channelsOf(req.group);
@@ -112,7 +117,7 @@ export function serverSideResetOffset(
 ): ResetOffsetAnswer {
   const offsetTable = new Map<number, number>();
   if (b.isSlave) return { code: ResponseCode.SYSTEM_ERROR, remark: "Can not reset offset in slave broker", offsetTable, pushedTo: 0 };
-  for (const mq of queues) offsetTable.set(mq, targetOffset(b.store.queue(mq), req, "5.x"));
+  for (const mq of queues) offsetTable.set(mq, targetOffset(b.store.queue(mq), req, "5.x", b.processor.maxOf(mq)));
   const hasEntry = queues.some((mq) => b.offsets.queryOffset(req.group, mq) >= 0);
   for (const [mq, offset] of offsetTable) {
     b.processor.pendingOffsetMoved.set(offsetKey(req.group, mq), offset);
@@ -135,7 +140,7 @@ export function resetOffsetOld(
   for (const mq of queues) {
     const q = b.store.queue(mq);
     const consumerOffset = hasConsumed ? Math.max(0, b.offsets.queryOffset(req.group, mq)) : q.minOffset;
-    const target = targetOffset(q, req, profile);
+    const target = targetOffset(q, req, profile, b.processor.maxOf(mq));
     if (!req.force && target > consumerOffset) continue;
     b.offsets.commitOffset(req.group, mq, target, 0, nowUs);
     out.set(mq, target);

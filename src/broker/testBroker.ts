@@ -136,6 +136,12 @@ export class FakeSource implements MessageSource {
     this.wakeRequests.push({ topic, atUs: this.ctx.nowUs });
   }
 
+  /** Recorded as a wake-up request for topic −1 (the fixture's wakeUp then runs it like any other). */
+  arrivedUndispatched(mq: number): void {
+    this.arrived.push(mq);
+    this.wakeRequests.push({ topic: -1, atUs: this.ctx.nowUs });
+  }
+
   /** Planned messages are stored with draw −1, so nothing is ever replayed from here. */
   regenerate(mq: number, draw: number): void {
     throw new Error(`FakeSource cannot replay queue ${mq} from draw ${draw}`);

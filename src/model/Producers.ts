@@ -2,9 +2,11 @@
 // round trip: a message is stored on its broker at its born time (its latency is part of the born time).
 // Production is lazy — `advanceTo(t)` stores every message born by t — so a backlogged run schedules no
 // event per produced message; brokers call it before they read or write their store, so nothing a
-// component sees depends on when it last ran. A broker holding a pull asks to be woken at the topic's
-// next arrival (`wakeAtNextArrival`): one event per arrival wakes every queue that got a message while
-// a pull was held on it, in the order the messages were stored.
+// component sees depends on when it last ran. A broker holding a pull asks to be woken when the topic's
+// next message is dispatched (`wakeAtNextArrival`): at the reput pass at or after its birth (1 ms grid,
+// src/broker/reput.ts, broker spec §1.2). One event per pass with arrivals, per topic (a topic nobody
+// waits on costs nothing), wakes every queue that got a message while a pull was held on it, in the
+// order the messages were stored — the reput thread's order.
 import type { Broker } from "../broker/Broker.ts";
 import type { MessageSource } from "../broker/MessageStore.ts";
 import { Producer } from "../client/Producer.ts";
@@ -13,6 +15,7 @@ import { isWriteable } from "../protocol/topicConfig.ts";
 import type { Model } from "../scenario/types.ts";
 import type { Scheduler } from "../sim/Scheduler.ts";
 import type { RandomStreams } from "../sim/streams.ts";
+import { reputTickAtOrAfterUs } from "../broker/reput.ts";
 
 /** DefaultMQProducer#retryTimesWhenSendFailed: a SYNC send makes 1 + 2 attempts (broker spec §7.4). */
 const RETRY_TIMES_WHEN_SEND_FAILED = 2;
@@ -28,7 +31,8 @@ export class Producers implements MessageSource {
   /** Sends that found no writable broker for the topic (the producer gives up). */
   produceFailed = 0;
   private producedUntilUs = -1;
-  private readonly armed: boolean[] = [];
+  /** Per topic: the reput pass its arrival wake-up is posted for, −1 if none. */
+  private readonly armedAtUs: number[] = [];
   /** Queues that got a message while a pull was held on them, in storing order. */
   private readonly arrived: number[] = [];
   private readonly kindArrival: number;
@@ -52,7 +56,7 @@ export class Producers implements MessageSource {
     this.kindRoutePoll = sched.defineKind("producerRoutePoll", () => this.onRoutePoll());
     this.topicQueueIndex = new Int32Array(routes.queues.length).fill(-1);
     for (const t of routes.topics) {
-      this.armed.push(false);
+      this.armedAtUs.push(-1);
       const produce = t.modelTopic >= 0 ? model.topics[t.modelTopic]!.produce : null;
       if (produce === null) {
         this.producers.push(null);
@@ -115,11 +119,24 @@ export class Producers implements MessageSource {
   }
 
   wakeAtNextArrival(topic: number): void {
-    if (this.armed[topic]) return;
+    if (this.armedAtUs[topic]! >= 0) return;
     const p = this.producers[topic];
     if (!p || p.nextArrivalUs === Infinity) return;
-    this.armed[topic] = true;
-    this.sched.post(Math.max(p.nextArrivalUs, this.sched.nowUs), this.kindArrival, topic);
+    this.arm(topic, reputTickAtOrAfterUs(Math.max(p.nextArrivalUs, this.sched.nowUs)));
+  }
+
+  /** MessageSource#arrivedUndispatched: stored messages (a retry, a birth since the last pass) wait for the next pass. */
+  arrivedUndispatched(mq: number): void {
+    this.arrived.push(mq);
+    this.arm(this.routes.topicOf(mq), reputTickAtOrAfterUs(this.sched.nowUs));
+  }
+
+  /** Posts the topic's wake-up at `atUs` unless one is posted for then or earlier (a later one turns stale). */
+  private arm(topic: number, atUs: number): void {
+    const armed = this.armedAtUs[topic]!;
+    if (armed >= 0 && armed <= atUs) return;
+    this.armedAtUs[topic] = atUs;
+    this.sched.post(atUs, this.kindArrival, topic);
   }
 
   /** MessageSource#regenerate: replays the queue's topic producer. */
@@ -230,7 +247,8 @@ export class Producers implements MessageSource {
 
   /** The reput thread's notifyMessageArriving for each queue that got messages while held. */
   private onArrival(topic: number): void {
-    this.armed[topic] = false;
+    if (this.armedAtUs[topic] !== this.sched.nowUs) return; // superseded by an earlier wake-up
+    this.armedAtUs[topic] = -1;
     this.advanceTo(this.sched.nowUs);
     const arrived = this.arrived;
     for (let i = 0; i < arrived.length; i++) {

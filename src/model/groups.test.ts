@@ -27,8 +27,8 @@ const captureTypes = (...names: string[]) => (cl: Cluster) => (type: number) => 
 
 describe("a clean stop", () => {
   // Instance 1 shuts down at 60 s (broker spec §8.2): its consume service stops at once (await 0), its
-  // offsets are persisted, and it unregisters — one round trip (1 ms each way) — then drops its queues at
-  // 60.002 s. The broker notifies instance 0 at once, which rebalances immediately (4.9), asks for the
+  // offsets are persisted, and it unregisters — one round trip (network latency, median 300 µs each way) — then
+  // drops its queues a few ms after 60 s. The broker notifies instance 0 at once, which rebalances immediately (4.9), asks for the
   // committed offsets and starts pulling: one round trip or two.
   const r = simulate(scenario({ faults: [{ kind: "consumerStop", at: "60s", target: "G/1" }] }));
   const s = r.summary;
@@ -38,7 +38,11 @@ describe("a clean stop", () => {
     expect(moved.length).toBe(2); // AVG gave instance 1 two of the four queues
     for (const q of moved) {
       const [before, after] = q.ownerHistory;
-      expect(before!.toMs).toBe(60_002);
+      // Dropped after the unregister's round trip: two network draws (lognormal, median 300 µs, p99 2 ms),
+      // so between 60.000 and 60.004 s (both below p99). The exact draw depends on how many messages the
+      // link carried before (the reput passes changed that: this run's round trip now rounds to 60.003 s).
+      expect(before!.toMs).toBeGreaterThanOrEqual(60_000);
+      expect(before!.toMs).toBeLessThanOrEqual(60_004);
       expect(after!.fromMs - 60_000).toBeLessThan(1000);
       expect(after!.clientId).toBe(s.perConsumer[0]!.clientId);
     }
