@@ -3,7 +3,7 @@
 // and as data per clause (`clauses`: threshold, actual value, when and where; expectDetail.ts).
 import type { Cmp, Cond, ExprNode, Expectation } from "./expectParser.ts";
 import type { SeriesColumn, SeriesData } from "./vocabulary.ts";
-import { clauseDetail, type ClauseDetail, type DetailSeries } from "./expectDetail.ts";
+import { clauseDetail, type ClauseDetail, type EvalInput, type Evaluator } from "./expectDetail.ts";
 
 export type { ClauseDetail } from "./expectDetail.ts";
 
@@ -21,13 +21,7 @@ export interface ExpectResult {
   clauses?: ClauseDetail[];
 }
 
-export interface EvalInput {
-  summary: unknown;
-  /** The run's time series; per-queue and per-instance rows (the Sampler's TimeSeries has them) let a
-   * failure name the worst queue or instance. */
-  series: DetailSeries;
-  variables?: Record<string, number>;
-}
+export type { EvalInput, Evaluator } from "./expectDetail.ts";
 
 export function evaluateExpectation(e: Expectation, input: EvalInput): ExpectResult {
   const parts: string[] = [];
@@ -152,12 +146,6 @@ function compare(l: number, op: Cmp, r: number): boolean {
   }
 }
 
-/** What expectDetail.ts needs of the evaluator, passed in so that it imports only types from here. */
-export interface Evaluator {
-  value(n: ExprNode, input: EvalInput, sample: number): number;
-  firstTime(c: Cond, from: number, to: number, input: EvalInput): number;
-  sampleMs(tSec: number): number;
-}
 const EVAL: Evaluator = { value: (n, input, sample) => value(n, input, sample, null), firstTime, sampleMs };
 
 function lookup(obj: unknown, path: string): number {

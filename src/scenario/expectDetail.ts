@@ -2,9 +2,23 @@
 // value, and for a time-series expression when and where it was decided — the window it covers, the
 // sample that decided it and the worst queue or consumer instance at that sample. `rmqsim check`
 // prints it and writes it to JUnit; report.html draws the threshold on the series' chart.
-import type { Clause, Cmp, ExprNode } from "./expectParser.ts";
-import type { EvalInput, Evaluator } from "./expect.ts";
+import type { Clause, Cmp, Cond, ExprNode } from "./expectParser.ts";
 import type { SeriesColumn, SeriesData } from "./vocabulary.ts";
+
+export interface EvalInput {
+  summary: unknown;
+  /** The run's time series; per-queue and per-instance rows (the Sampler's TimeSeries has them) let a
+   * failure name the worst queue or instance. */
+  series: DetailSeries;
+  variables?: Record<string, number>;
+}
+
+/** What this file needs of expect.ts's evaluator, passed in so that nothing here imports expect.ts. */
+export interface Evaluator {
+  value(n: ExprNode, input: EvalInput, sample: number): number;
+  firstTime(c: Cond, from: number, to: number, input: EvalInput): number;
+  sampleMs(tSec: number): number;
+}
 
 /** The run's series as the evaluator reads them; per-queue and per-instance rows are optional (the
  * Sampler's TimeSeries has them; a sweep's means do not). */
