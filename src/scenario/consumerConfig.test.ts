@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { buildVariant, parseParam } from "../sweep/grid.ts";
-import { InputError } from "./errors.ts";
 import { normalizeScenario } from "./normalize.ts";
 import { applySets, parseSet } from "./overrides.ts";
+import { rejection } from "./testRejection.ts";
 
 type Json = Record<string, any>;
 
@@ -17,15 +17,6 @@ function scenario(config: Json): Json {
 
 const configOf = (input: unknown) => normalizeScenario(input).groups[0]!.config;
 
-function rejection(input: unknown): InputError {
-  try {
-    normalizeScenario(input);
-  } catch (e) {
-    if (e instanceof InputError) return e;
-    throw e;
-  }
-  throw new Error("expected an InputError");
-}
 
 describe("consumer config: MiB settings take size strings", () => {
   it("reads pullThresholdSizeForQueue and pullThresholdSizeForTopic as sizes, stored in MiB as RocketMQ keeps them", () => {

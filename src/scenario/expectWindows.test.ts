@@ -2,8 +2,8 @@
 // 17), judged on the effective scenario: its duration after --duration / --set. Samples fall at
 // sampleEvery, 2 × sampleEvery, … ≤ duration (a 30 s run at the default 1 s: 1 s … 30 s).
 import { describe, expect, it } from "vitest";
-import { InputError } from "./errors.ts";
 import { normalizeScenario } from "./normalize.ts";
+import { rejection } from "./testRejection.ts";
 
 function scenario(expect: string[], duration = "30s", sampleEvery?: string): Record<string, unknown> {
   return {
@@ -17,15 +17,6 @@ function scenario(expect: string[], duration = "30s", sampleEvery?: string): Rec
   };
 }
 
-function rejection(raw: Record<string, unknown>): InputError {
-  try {
-    normalizeScenario(raw);
-  } catch (error) {
-    if (error instanceof InputError) return error;
-    throw error;
-  }
-  throw new Error("expected an InputError, but the scenario was accepted");
-}
 
 describe("expectation windows against the run", () => {
   it("a window that starts after the run ends names the expectation, its window and the duration", () => {

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { InputError } from "./errors.ts";
 import { normalizeScenario } from "./normalize.ts";
+import { rejection as rejectionOf } from "./testRejection.ts";
 
 function withFault(fault: Record<string, unknown>): unknown {
   return {
@@ -14,15 +15,7 @@ function withFault(fault: Record<string, unknown>): unknown {
   };
 }
 const fault = (f: Record<string, unknown>) => normalizeScenario(withFault(f)).faults[0]!;
-const rejection = (f: Record<string, unknown>): InputError => {
-  try {
-    normalizeScenario(withFault(f));
-  } catch (e) {
-    if (e instanceof InputError) return e;
-    throw e;
-  }
-  throw new Error("accepted");
-};
+const rejection = (f: Record<string, unknown>): InputError => rejectionOf(withFault(f));
 
 describe("resetOffset fault input", () => {
   it("reads every target form: earliest, latest, a time into the run, a time before the fault, an offset", () => {

@@ -2,9 +2,9 @@
 // NOTIFY_CONSUMER_IDS_CHANGED burst (≈ Σ n² × nodes / 2 pending events) would not fit the scheduler.
 // Running a scenario at the limit takes minutes; bench/instanceBudget.ts does that (and measures the peak).
 import { describe, expect, it } from "vitest";
-import { InputError } from "./errors.ts";
 import { INSTANCES_MAX, instancesMaxWith, NOTIFICATIONS_IN_FLIGHT_MAX } from "./instanceBudget.ts";
 import { normalizeScenario } from "./normalize.ts";
+import { rejection } from "./testRejection.ts";
 
 type Json = any; // scenario edits
 
@@ -20,15 +20,6 @@ function scenario(edit: (s: Json) => void = () => {}): Json {
   return s;
 }
 
-function rejection(s: Json): InputError {
-  try {
-    normalizeScenario(s);
-  } catch (e) {
-    if (e instanceof InputError) return e;
-    throw e;
-  }
-  throw new Error("expected an InputError");
-}
 
 const twoBrokers = (s: Json) => {
   s.brokers = [{ name: "a" }, { name: "b" }];

@@ -3,6 +3,7 @@ import { InputError } from "./errors.ts";
 import { BROKER_CONFIG_DEFAULTS, CONSUMER_CONFIG_DEFAULTS } from "./defaults.ts";
 import { normalizeScenario } from "./normalize.ts";
 import { checkKeys, nearest, readEnum, readInt } from "./read.ts";
+import { rejection } from "./testRejection.ts";
 
 // Test inputs are free-form JSON, edited in place; `any` keeps the edits short.
 type Json = Record<string, any>;
@@ -24,16 +25,6 @@ function scenario(edit: (s: Json) => void): Json {
   return s;
 }
 
-/** Normalises `input` and returns the InputError it must throw. */
-function rejection(input: unknown): InputError {
-  try {
-    normalizeScenario(input);
-  } catch (e) {
-    if (e instanceof InputError) return e;
-    throw e;
-  }
-  throw new Error("expected an InputError, but the scenario was accepted");
-}
 
 describe("normalizeScenario defaults (src/scenario/defaults.ts)", () => {
   const model = normalizeScenario(minimal());

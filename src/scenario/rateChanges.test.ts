@@ -3,6 +3,7 @@ import { InputError } from "./errors.ts";
 import { normalizeScenario } from "./normalize.ts";
 import { RAMP_STEPS_MAX, rampSteps } from "./rateChanges.ts";
 import { simulate } from "../run/simulate.ts";
+import { rejection as rejectionOf } from "./testRejection.ts";
 
 type Json = Record<string, any>;
 const S = 1_000_000; // µs per second
@@ -22,15 +23,7 @@ function scenario(rateChanges: unknown[], rate = 6000): Json {
   };
 }
 
-function rejection(rateChanges: unknown[]): InputError {
-  try {
-    normalizeScenario(scenario(rateChanges));
-  } catch (e) {
-    if (e instanceof InputError) return e;
-    throw e;
-  }
-  throw new Error("expected an InputError");
-}
+const rejection = (rateChanges: unknown[]): InputError => rejectionOf(scenario(rateChanges));
 
 describe("rateChanges: steps", () => {
   it("keeps plain { at, rate } steps as they are, compound durations included", () => {

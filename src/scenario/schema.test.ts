@@ -13,6 +13,7 @@ import { BROKER_CONFIG_DEFAULTS, CONSUMER_CONFIG_DEFAULTS, CONSUMER_CONFIG_RANGE
 import { MIB_SETTINGS } from "./consumerConfig.ts";
 import { normalizeScenario } from "./normalize.ts";
 import { UnknownKeyError } from "./read.ts";
+import { rejection } from "./testRejection.ts";
 
 type Json = any; // test inputs are free-form JSON, edited in place
 type Schema = Record<string, Json> | boolean;
@@ -110,15 +111,6 @@ function validatorOk(v: unknown): boolean {
   }
 }
 
-function rejection(v: unknown): InputError {
-  try {
-    normalizeScenario(v);
-  } catch (e) {
-    if (e instanceof InputError) return e;
-    throw e;
-  }
-  throw new Error("expected an InputError");
-}
 
 /** Both verdicts, for a readable failure message. */
 function verdicts(v: unknown): { schema: boolean; validator: boolean; errors: string[] } {

@@ -1,10 +1,10 @@
 // Subscription expressions and message properties as the scenario reads them (subscriptionFilter.ts,
 // messageProperties.ts): tag hash codes as Java computes them, the { "sql": … } form, properties.
 import { describe, expect, it } from "vitest";
-import { InputError } from "./errors.ts";
 import { normalizeScenario } from "./normalize.ts";
 import { javaStringHashCode, tagCodeSet, tagsCodeOf } from "./subscriptionFilter.ts";
 import { propertyKey, propertyValue } from "./messageProperties.ts";
+import { rejection } from "./testRejection.ts";
 
 type Json = Record<string, any>;
 
@@ -17,15 +17,6 @@ function scenario(topic: Json = {}, subscribe: unknown = "*"): Json {
   };
 }
 
-function rejection(input: unknown): InputError {
-  try {
-    normalizeScenario(input);
-  } catch (e) {
-    if (e instanceof InputError) return e;
-    throw e;
-  }
-  throw new Error("expected an InputError, but the scenario was accepted");
-}
 
 describe("javaStringHashCode: java.lang.String#hashCode", () => {
   it("is s[0]·31^(n−1) + … + s[n−1] in 32-bit arithmetic", () => {
