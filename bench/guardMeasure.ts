@@ -3,10 +3,14 @@
 // Two figures, chosen so a loaded or slower machine does not fail the build:
 // - events per consumed message on a short run of the reference: deterministic (same scenario and seed,
 //   same events), so it moves only when the model does;
-// - the model's event rate ÷ the kernel's bare event rate, both timed in this process, the best of a
-//   few rounds each, in events per CPU-second of this process: on a machine shared with other
+// - the model's consumed messages per CPU-second ÷ the kernel's bare events per CPU-second, both timed
+//   in this process, the best of a few rounds each, in CPU time of this process: on a machine shared with other
 //   processes wall-clock rates moved by 2× between two runs a minute apart (the kernel's short rounds
-//   catch a quiet or a busy moment), CPU time only counts what this process ran.
+//   catch a quiet or a busy moment), CPU time only counts what this process ran. Messages, not events:
+//   the model's event rate ÷ the kernel's (also measured, printed) falls when a change models the same
+//   work in fewer events — the reput tick took 3.83 events per message to 2.99 and lowered it from 0.148
+//   to 0.123 while the model got faster — whereas messages per CPU-second is what a user buys, and it
+//   falls only when the model does the same work more slowly.
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { kernelEventRate } from "./mmc.ts";
@@ -26,8 +30,11 @@ export interface GuardValues {
   ratioDurationUs: number;
   kernelCustomers: number;
   rounds: number;
+  /** Model events per CPU-second ÷ kernel events per CPU-second: printed, not asserted (see above). */
   modelKernelRatio: number;
-  /** The test fails below modelKernelRatio × this. */
+  /** Model consumed messages per CPU-second ÷ kernel events per CPU-second: the asserted ratio. */
+  messageKernelRatio: number;
+  /** The test fails below messageKernelRatio × this. */
   ratioFloorFraction: number;
 }
 
@@ -35,8 +42,11 @@ export interface GuardValues {
 export interface GuardMeasurement {
   eventsPerConsumedMessage: number;
   modelEventsPerS: number;
+  /** Consumed messages (duplicates included) per CPU-second of the model's best round. */
+  modelMessagesPerS: number;
   kernelEventsPerS: number;
   modelKernelRatio: number;
+  messageKernelRatio: number;
 }
 
 const ROOT = new URL("../", import.meta.url);
@@ -54,6 +64,7 @@ export function writeGuardValues(values: GuardValues, m: GuardMeasurement, today
     machine: `${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown CPU"}, ${Math.round(totalmem() / 1024 ** 3)} GiB, Node ${process.versions.node}, under vitest`,
     eventsPerConsumedMessage: Number(m.eventsPerConsumedMessage.toFixed(4)),
     modelKernelRatio: Number(m.modelKernelRatio.toFixed(4)),
+    messageKernelRatio: Number(m.messageKernelRatio.toFixed(5)),
   };
   writeFileSync(new URL("bench/guard.json", ROOT), JSON.stringify(next, null, 2) + "\n");
   return next;
@@ -74,10 +85,21 @@ export function measureGuard(values: GuardValues): GuardMeasurement {
   const kernelBest = kernelEventRate(values.kernelCustomers, values.rounds).cpu;
   // The deterministic figure next; its run also warms the JIT for the timed rounds.
   const perMessage = eventsPerMessage(runPipeline(scenario, values.eventsPerMessageDurationUs));
+  // Every round runs the same events for the same messages (deterministic), so the round with the best
+  // event rate is also the one with the best message rate.
   let modelBest = 0;
+  let messagesBest = 0;
   for (let round = 0; round < values.rounds; round++) {
     const run = runPipeline(scenario, values.ratioDurationUs);
     modelBest = Math.max(modelBest, run.events / run.cpuS);
+    messagesBest = Math.max(messagesBest, run.consumed / run.cpuS);
   }
-  return { eventsPerConsumedMessage: perMessage, modelEventsPerS: modelBest, kernelEventsPerS: kernelBest, modelKernelRatio: modelBest / kernelBest };
+  return {
+    eventsPerConsumedMessage: perMessage,
+    modelEventsPerS: modelBest,
+    modelMessagesPerS: messagesBest,
+    kernelEventsPerS: kernelBest,
+    modelKernelRatio: modelBest / kernelBest,
+    messageKernelRatio: messagesBest / kernelBest,
+  };
 }

@@ -1,7 +1,8 @@
 // Issue 18's CI-cheap performance guard: a short run of bench/reference.json must not take more events
-// per consumed message than the checked-in value (+2 %), and the model's event rate divided by the
-// kernel's bare event rate, both measured here in this process (bench/guardMeasure.ts), must stay above
-// 80 % of the checked-in ratio. The checked-in values (bench/guard.json) were measured by this very test
+// per consumed message than the checked-in value (+2 %), and the model's consumed messages per
+// CPU-second divided by the kernel's bare events per CPU-second, both measured here in this process
+// (bench/guardMeasure.ts, which says why messages and not the model's events), must stay above 80 % of
+// the checked-in ratio. The checked-in values (bench/guard.json) were measured by this very test
 // on the machine and date written there: `npm run bench:guard` (RMQSIM_GUARD_WRITE=1) runs it and writes
 // what it measured instead of asserting. The ratio must be measured here, under vitest, not under tsx:
 // the same code measured ≈ 0.15 under vitest and ≈ 0.2 under tsx on the same machine (probably because
@@ -26,10 +27,13 @@ describe("performance guard (bench/guard.json)", () => {
     expect(perMessage, `events/message ${perMessage.toFixed(4)} (max ${perMessageMax.toFixed(4)})`).toBeLessThanOrEqual(perMessageMax);
   });
 
-  it.runIf(TIMED)("events per consumed message and the model/kernel event-rate ratio stay within the checked-in bounds", () => {
+  it.runIf(TIMED)("events per consumed message and consumed msgs per CPU-second ÷ kernel events per CPU-second stay within the checked-in bounds", () => {
     const m = measureGuard(values);
-    const ratioMin = values.modelKernelRatio * values.ratioFloorFraction;
-    const detail = `events/message ${m.eventsPerConsumedMessage.toFixed(4)} (max ${perMessageMax.toFixed(4)}); model ${Math.round(m.modelEventsPerS)} ÷ kernel ${Math.round(m.kernelEventsPerS)} events per CPU-second = ${m.modelKernelRatio.toFixed(4)} (min ${ratioMin.toFixed(4)}), checked-in values of ${values.measured}`;
+    const ratioMin = values.messageKernelRatio * values.ratioFloorFraction;
+    const detail =
+      `events/message ${m.eventsPerConsumedMessage.toFixed(4)} (max ${perMessageMax.toFixed(4)}); ` +
+      `model ${Math.round(m.modelMessagesPerS)} consumed msgs ÷ kernel ${Math.round(m.kernelEventsPerS)} events per CPU-second = ${m.messageKernelRatio.toFixed(5)} (min ${ratioMin.toFixed(5)}); ` +
+      `by events ${m.modelKernelRatio.toFixed(4)} (checked in ${values.modelKernelRatio}, not asserted); checked-in values of ${values.measured}`;
     console.log(`performance guard: ${detail}`);
     if (process.env.RMQSIM_GUARD_WRITE === "1") {
       const next = writeGuardValues(values, m, new Date());
@@ -37,6 +41,6 @@ describe("performance guard (bench/guard.json)", () => {
       return;
     }
     expect(m.eventsPerConsumedMessage, detail).toBeLessThanOrEqual(perMessageMax);
-    expect(m.modelKernelRatio, detail).toBeGreaterThanOrEqual(ratioMin);
+    expect(m.messageKernelRatio, detail).toBeGreaterThanOrEqual(ratioMin);
   });
 });
