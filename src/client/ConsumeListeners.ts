@@ -4,7 +4,7 @@
 // and arm hung calls on a queue. One object per run, shared by every instance of every group.
 import type { Dist } from "../scenario/distKinds.ts";
 import type { GroupModel, OrderlyResults } from "../scenario/types.ts";
-import { hashUniform } from "../sim/streams.ts";
+import { hashSeedLane1, hashSeedLane2, hashUniformFrom } from "../sim/streams.ts";
 
 export type { OrderlyResults };
 
@@ -26,6 +26,8 @@ export class ConsumeListeners {
   readonly behaviour: ListenerBehaviour[];
   /** hangMessage faults armed per queue: the next message consumed takes this long (−1 = forever). */
   private readonly hangs = new Map<number, number>();
+  /** Per group, its seed (seedOf) absorbed into the hash's two lanes: [lane 1, lane 2] at 2·group. */
+  private readonly seedLanes: Int32Array;
 
   constructor(
     private readonly groups: readonly GroupModel[],
@@ -34,6 +36,11 @@ export class ConsumeListeners {
     this.behaviour = groups.map((g) => ({
       consumeTime: g.consumeTime, failureProbability: g.failureProbability, poisonFraction: g.poisonFraction, hangFraction: g.hangFraction,
     }));
+    this.seedLanes = new Int32Array(2 * groups.length);
+    groups.forEach((_, g) => {
+      this.seedLanes[2 * g] = hashSeedLane1(this.seedOf(g));
+      this.seedLanes[2 * g + 1] = hashSeedLane2(this.seedOf(g));
+    });
   }
 
   /** What an orderly listener returns and whether its context auto-commits (§8.4). */
@@ -48,13 +55,15 @@ export class ConsumeListeners {
    */
   drawMessage(group: number, originKey: number, attempt: number): number {
     const b = this.behaviour[group]!;
-    const seed = this.seedOf(group);
+    // hashUniform(seedOf(group), originKey, attempt, draw), the seed's share done once per run.
+    const h1 = this.seedLanes[2 * group]!;
+    const h2 = this.seedLanes[2 * group + 1]!;
     let out = 0;
-    if (b.poisonFraction > 0 && hashUniform(seed, originKey, 0, 2) < b.poisonFraction) out = MESSAGE_FAILS;
-    if (b.failureProbability > 0 && hashUniform(seed, originKey, attempt, 1) < b.failureProbability) out = MESSAGE_FAILS;
-    if (b.hangFraction > 0 && attempt === 0 && hashUniform(seed, originKey, 0, 3) < b.hangFraction) out |= MESSAGE_HANGS;
+    if (b.poisonFraction > 0 && hashUniformFrom(h1, h2, originKey, 0, 2) < b.poisonFraction) out = MESSAGE_FAILS;
+    if (b.failureProbability > 0 && hashUniformFrom(h1, h2, originKey, attempt, 1) < b.failureProbability) out = MESSAGE_FAILS;
+    if (b.hangFraction > 0 && attempt === 0 && hashUniformFrom(h1, h2, originKey, 0, 3) < b.hangFraction) out |= MESSAGE_HANGS;
     this.outcome = out;
-    return b.consumeTime.quantile(hashUniform(seed, originKey, attempt, 0));
+    return b.consumeTime.quantile(hashUniformFrom(h1, h2, originKey, attempt, 0));
   }
 
   /** The hash seed of a group's listener: its behaviour is per group, not per instance. */

@@ -18,6 +18,16 @@ export const FATE_SETTLED = FATE_COUNT_MASK | FATE_DLQ | FATE_LOST | FATE_SKIPPE
 /** Bits that resolve a message as far as the group's progress goes (only copies of it may still come). */
 export const FATE_RESOLVED = FATE_SETTLED | FATE_RETRYING | FATE_FILTERED;
 
+/**
+ * A message's fate after one more successful consumption: its count plus one (saturating); the first one
+ * also takes back a DLQ, loss or skip verdict (the message turned up after all).
+ */
+export function consumedFate(fate: number): number {
+  const count = fate & FATE_COUNT_MASK;
+  const kept = count === 0 ? fate & ~(FATE_LOST | FATE_DROPPED | FATE_SKIPPED) : fate;
+  return (kept & ~(FATE_COUNT_MASK | FATE_DLQ)) | Math.min(FATE_COUNT_MASK, count + 1);
+}
+
 /** A message the group still awaits: delivered to it and not settled (possibly in the retry chain). */
 export const isAwaiting = (fate: number) => (fate & (FATE_SETTLED | FATE_FILTERED)) === 0;
 
@@ -185,6 +195,25 @@ export class FateColumn {
       c.exceptions.set(i, fate);
       if (c.exceptions.size > EXCEPTIONS_MAX) this.densify(c);
     }
+  }
+
+  /**
+   * One more successful consumption of the current generation's message at `offset` (< max): writes
+   * consumedFate of its fate and returns the fate it had. In a full chunk, one lookup serves both.
+   */
+  consume(offset: number): number {
+    const c = this.chunks[offset >>> CHUNK_BITS]!;
+    if (c.compact) {
+      const old = this.get(offset);
+      this.set(offset, consumedFate(old));
+      return old;
+    }
+    const f = c.fates!;
+    const old = f[offset & MASK]!;
+    f[offset & MASK] = consumedFate(old);
+    // As set does; the new fate, counting a consumption, is resolved.
+    if ((old & FATE_RESOLVED) === 0 && --c.unresolved === 0 && this.max >= (offset | MASK) + 1) this.compactChunk(c);
+    return old;
   }
 
   /** The first offset whose message is not resolved (max if none). */

@@ -14,7 +14,7 @@ import { clientSlot } from "../protocol/address.ts";
 import type { Routes } from "../protocol/routes.ts";
 import type { GroupModel, Model } from "../scenario/types.ts";
 import {
-  FATE_COUNT_MASK, FATE_DLQ, FATE_DROPPED, FATE_FILTERED, FATE_LOST, FATE_RETRYING, FATE_SKIPPED, FateColumn, type AwaitingCount,
+  FATE_COUNT_MASK, FATE_DLQ, FATE_DROPPED, FATE_FILTERED, FATE_LOST, FATE_RETRYING, FATE_SKIPPED, FateColumn, consumedFate, type AwaitingCount,
 } from "./FateColumn.ts";
 
 export {
@@ -210,21 +210,23 @@ export class MessageFates {
     const offset = keyOffset(originKey);
     const gen = keyGen(originKey);
     // Once per consumed message: the usual case (the queue's current generation) reads and writes the
-    // column directly instead of resolving the generation twice through fateOf and setFate.
-    const current = offset < col.max && gen === col.genAt(offset);
-    let fate = current ? col.get(offset) : col.fateOf(offset, gen);
+    // column in one step instead of resolving the generation and the chunk twice through fateOf and setFate.
+    let fate: number;
+    if (offset < col.max && gen === col.genAt(offset)) {
+      fate = col.consume(offset);
+    } else {
+      fate = col.fateOf(offset, gen);
+      col.setFate(offset, gen, consumedFate(fate));
+    }
     const count = fate & FATE_COUNT_MASK;
     counters.consumeOk++;
     if (count === 0) {
       counters.consumed++;
       if ((fate & FATE_DLQ) !== 0) counters.dlq--;
-      fate = this.unlose(subject, fate);
+      this.unlose(subject, fate);
     } else {
       counters.duplicates++;
     }
-    const next = (fate & ~(FATE_COUNT_MASK | FATE_DLQ)) | Math.min(FATE_COUNT_MASK, count + 1);
-    if (current) col.set(offset, next);
-    else col.setFate(offset, gen, next);
     return count > 0;
   }
 

@@ -37,17 +37,24 @@ export function normalCdf(x: number): number {
   return x > 0 ? 1 - tail : tail;
 }
 
-/** Inverse standard normal CDF, Acklam's rational approximation (relative error < 1.15e-9). */
+/**
+ * Inverse standard normal CDF, Acklam's rational approximation (relative error < 1.15e-9). Every path
+ * yields a plain double (the infinities as literals, the tails computed inline rather than by a call):
+ * a call's result or a global's value merged in would make V8 box each result on the heap.
+ */
 export function normalQuantile(p: number): number {
-  if (p <= 0) return -Infinity;
-  if (p >= 1) return Infinity;
-  if (p < 0.02425) {
-    const q = Math.sqrt(-2 * Math.log(p));
-    return acklamTail(q);
-  }
-  if (p > 0.97575) {
-    const q = Math.sqrt(-2 * Math.log1p(-p));
-    return -acklamTail(q);
+  if (p <= 0) return -1 / 0;
+  if (p >= 1) return 1 / 0;
+  if (p < 0.02425 || p > 0.97575) {
+    const low = p < 0.02425;
+    const q = Math.sqrt(-2 * (low ? Math.log(p) : Math.log1p(-p)));
+    const x =
+      (((((-7.784894002430293e-3 * q - 3.223964580411365e-1) * q - 2.400758277161838) * q - 2.549732539343734) * q +
+        4.374664141464968) *
+        q +
+        2.938163982698783) /
+      ((((7.784695709041462e-3 * q + 3.224671290700398e-1) * q + 2.445134137142996) * q + 3.754408661907416) * q + 1);
+    return low ? x : -x;
   }
   const q = p - 0.5;
   const r = q * q;
@@ -61,15 +68,5 @@ export function normalQuantile(p: number): number {
       1.328068155288572e1) *
       r +
       1)
-  );
-}
-
-function acklamTail(q: number): number {
-  return (
-    (((((-7.784894002430293e-3 * q - 3.223964580411365e-1) * q - 2.400758277161838) * q - 2.549732539343734) * q +
-      4.374664141464968) *
-      q +
-      2.938163982698783) /
-    ((((7.784695709041462e-3 * q + 3.224671290700398e-1) * q + 2.445134137142996) * q + 3.754408661907416) * q + 1)
   );
 }

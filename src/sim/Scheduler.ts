@@ -125,9 +125,7 @@ export class Scheduler {
   }
 
   /** Number of events scheduled and not yet run or cancelled. */
-  get pending(): number {
-    return this.live;
-  }
+  get pending(): number { return this.live; }
 
   /** Schedules an event at absolute time `atUs` (≥ now). Returns an id for `cancel`. */
   scheduleAt(atUs: number, kind: number, target = 0, a = 0, b = 0): number {
@@ -195,12 +193,11 @@ export class Scheduler {
     this.stopRequested = false;
     if (this.overflowed) return "pendingLimit";
     const handlers = this.handlers;
-    // One comparison per event serves both the life-time cap and this call's budget.
+    // One comparison per event serves both the life-time cap and this call's budget; one, untilUs and maxTimeUs.
     const stopAt = Math.min(this.maxEvents, this.eventsRun + eventBudget);
+    const lastUs = Math.min(untilUs, this.maxTimeUs);
     for (;;) {
-      if (this.size === 0) {
-        return this.finishAt(untilUs, "idle");
-      }
+      if (this.size === 0) return this.finishAt(untilUs, "idle");
       const slot = this.heap[0]!;
       const k = this.kind[slot]!;
       if (k === CANCELLED) {
@@ -208,13 +205,15 @@ export class Scheduler {
         continue;
       }
       const t = this.heapAtUs[0]!;
-      if (t > untilUs) return this.finishAt(untilUs, "until");
-      if (t > this.maxTimeUs) return "timeLimit";
+      if (t > lastUs) return t > untilUs ? this.finishAt(untilUs, "until") : "timeLimit";
       if (this.eventsRun >= stopAt) return this.eventsRun >= this.maxEvents ? "eventLimit" : "budget";
       const target = this.target[slot]!;
       const a = this.argA[slot]!;
       const b = this.argB[slot]!;
-      this.popTop();
+      this.gen[slot] = (this.gen[slot]! + 1) & GEN_MASK; // as popTop does, the top being live
+      this.freeSlots[this.freeCount++] = slot;
+      const n = --this.size;
+      if (n > 0) this.siftDown(0, this.heap[n]!, this.heapAtUs[n]!, this.heapSeq[n]!);
       this.live--;
       this.nowUs = t;
       this.eventsRun++;

@@ -100,15 +100,27 @@ export class RandomStreams {
  * murmur3-style into two lanes, which are then finalised and joined into 53 bits.
  */
 export function hashUniform(seed: number, a: number, b: number, c: number): number {
-  let h1 = 0x9747b28c;
-  let h2 = 0x3c6ef372;
+  return hashUniformFrom(hashSeedLane1(seed), hashSeedLane2(seed), a, b, c);
+}
+
+/**
+ * hashUniform's two lanes once `seed` is absorbed (its low word into lane 1, its high word into lane 2):
+ * hashUniformFrom(hashSeedLane1(seed), hashSeedLane2(seed), a, b, c) is hashUniform(seed, a, b, c), so a
+ * caller hashing many tuples under one seed absorbs it once.
+ */
+export function hashSeedLane1(seed: number): number {
+  return mixH(0x9747b28c ^ mixK(seed >>> 0));
+}
+
+export function hashSeedLane2(seed: number): number {
+  return mixH(0x3c6ef372 ^ mixK(hiWord(seed)));
+}
+
+/** hashUniform from the seed's lanes (hashSeedLane1, hashSeedLane2). */
+export function hashUniformFrom(h1: number, h2: number, a: number, b: number, c: number): number {
   let k: number;
   // Each input: low word into lane 1 and high word into lane 2, then the other way round, so every
   // input bit reaches both lanes. Unrolled because this runs once per simulated message attribute.
-  k = mixK(seed >>> 0);
-  h1 = mixH(h1 ^ k);
-  k = mixK(hiWord(seed));
-  h2 = mixH(h2 ^ k);
   k = mixK(a >>> 0);
   h2 = mixH(h2 ^ k);
   k = mixK(hiWord(a));
