@@ -81,4 +81,15 @@ describe("ConsumerOffsetManager.flush, restore and unflushedCount", () => {
     m.restore();
     expect(m.queryOffset(G, 3)).toBe(30);
   });
+
+  it("snapshot lists the entries in the order first committed, as a Map keeps them; syncFrom adds the master's", () => {
+    const { m } = manager();
+    m.commitOffset(H, 9, 90, 1, 0);
+    m.commitOffset(G, 3, 30, 1, 0);
+    m.commitOffset(H, 9, 91, 1, 0);
+    expect([...m.snapshot()]).toEqual([[offsetKey(H, 9), 91], [offsetKey(G, 3), 30]]);
+    m.syncFrom(new Map([[offsetKey(G, 1_000_000), 7], [offsetKey(G, 3), 33]]));
+    expect([...m.snapshot()]).toEqual([[offsetKey(H, 9), 91], [offsetKey(G, 3), 33], [offsetKey(G, 1_000_000), 7]]);
+    expect([m.size, m.queryOffset(G, 1_000_000), m.flushedOffset(G, 3)]).toEqual([3, 7, 33]);
+  });
 });

@@ -12,8 +12,18 @@ export function offsetKey(group: number, mq: number): number {
   return group * 1048576 + mq;
 }
 
+/** 2^20: offsetKey's group stride (global queue indexes stay below it). */
+const GROUP_STRIDE = 1048576;
+
 export class ConsumerOffsetManager {
-  private readonly offsets = new Map<number, number>();
+  /**
+   * The table, as a Map would keep it without the hashing every pull's commit would pay: its keys in the
+   * order they were first set (the Map order snapshot and flush hand on), their offsets, and each key's
+   * place by [group][mq].
+   */
+  private keys: number[] = [];
+  private values: number[] = [];
+  private places: (number[] | undefined)[] = [];
   private flushed = new Map<number, number>();
   /**
    * [5.x] The table's DataVersion counter, bumped every consumerOffsetUpdateVersionStep (500) commits
@@ -31,7 +41,7 @@ export class ConsumerOffsetManager {
 
   /** commitOffset: by UPDATE_CONSUMER_OFFSET (viaPull 0) or a pull's piggy-backed offset (viaPull 1). */
   commitOffset(group: number, mq: number, offset: number, viaPull: number, nowUs: number): void {
-    this.offsets.set(offsetKey(group, mq), offset);
+    this.set(group, mq, offset);
     if (++this.commitsSinceBump >= CONSUMER_OFFSET_UPDATE_VERSION_STEP) {
       this.commitsSinceBump = 0;
       this.dataVersion++;
@@ -40,14 +50,45 @@ export class ConsumerOffsetManager {
     this.trace.emit(this.T.offsetCommit, nowUs, mq, group, offset, viaPull);
   }
 
+  private set(group: number, mq: number, offset: number): void {
+    let row = this.places[group];
+    if (row === undefined) {
+      row = [];
+      this.places[group] = row;
+    }
+    const place = row[mq];
+    if (place !== undefined) {
+      this.values[place] = offset;
+      return;
+    }
+    row[mq] = this.keys.length;
+    this.keys.push(offsetKey(group, mq));
+    this.values.push(offset);
+  }
+
+  /** The entry of an offsetKey (a table read from elsewhere). */
+  private setKey(key: number, offset: number): void {
+    const group = Math.floor(key / GROUP_STRIDE);
+    this.set(group, key - group * GROUP_STRIDE, offset);
+  }
+
   /** queryOffset: the committed offset, −1 if none. */
   queryOffset(group: number, mq: number): number {
-    return this.offsets.get(offsetKey(group, mq)) ?? -1;
+    const row = this.places[group];
+    const place = row === undefined ? undefined : row[mq];
+    return place === undefined ? -1 : this.values[place]!;
+  }
+
+  /** The table as a Map, in the order its keys were first set. */
+  private toMap(): Map<number, number> {
+    const m = new Map<number, number>();
+    for (let i = 0; i < this.keys.length; i++) m.set(this.keys[i]!, this.values[i]!);
+    return m;
   }
 
   /** persist(): the table as it is now is what a restart will find. */
   flush(): void {
-    this.flushed = new Map(this.offsets);
+    this.flushed = this.toMap();
     this.flushedVersion = this.dataVersion;
   }
 
@@ -59,13 +100,13 @@ export class ConsumerOffsetManager {
 
   unflushedCount(): number {
     let n = 0;
-    for (const [k, v] of this.offsets) if (this.flushed.get(k) !== v) n++;
+    for (let i = 0; i < this.keys.length; i++) if (this.flushed.get(this.keys[i]!) !== this.values[i]) n++;
     return n;
   }
 
   /** encode(): a copy of the in-memory table (what a slave's SlaveSynchronize fetches, broker spec §4.7). */
   snapshot(): Map<number, number> {
-    return new Map(this.offsets);
+    return this.toMap();
   }
 
   /**
@@ -74,7 +115,7 @@ export class ConsumerOffsetManager {
    * map; the model per queue — they differ only for a queue the master never had an offset for.)
    */
   syncFrom(master: ReadonlyMap<number, number>, dataVersion = this.dataVersion): void {
-    for (const [k, v] of master) this.offsets.set(k, v);
+    for (const [k, v] of master) this.setKey(k, v);
     this.dataVersion = dataVersion;
     this.commitsSinceBump = 0;
     this.flush();
@@ -82,13 +123,15 @@ export class ConsumerOffsetManager {
 
   /** Entries in the table (offsets this node holds). */
   get size(): number {
-    return this.offsets.size;
+    return this.keys.length;
   }
 
   /** A restarted broker loads the last flushed table. */
   restore(): void {
-    this.offsets.clear();
-    for (const [k, v] of this.flushed) this.offsets.set(k, v);
+    this.keys = [];
+    this.values = [];
+    this.places = [];
+    for (const [k, v] of this.flushed) this.setKey(k, v);
     this.dataVersion = this.flushedVersion;
     this.commitsSinceBump = 0;
   }

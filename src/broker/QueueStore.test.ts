@@ -3,7 +3,7 @@
 // message across its retry copies.
 import { describe, expect, it } from "vitest";
 import { MessageBatch } from "../protocol/commands.ts";
-import { CHUNK, keyOffset, keyQueue, messageKey, QueueStore, type Regenerator } from "./QueueStore.ts";
+import { CHUNK, keyGen, keyOffset, keyQueue, messageKey, QueueStore, type Regenerator } from "./QueueStore.ts";
 
 describe("QueueStore.append and column reads", () => {
   it("returns consecutive offsets and reads every column back", () => {
@@ -88,6 +88,16 @@ describe("QueueStore.reclaimBelow: reclaimed messages read back exactly (issue 1
     expect(rep.calls.length).toBe(1);
     expect(store.bodyBytes(CHUNK)).toBe(CHUNK % 1000); // still held
     expect([store.minOffset, store.maxOffset]).toEqual([0, 3 * CHUNK]);
+  });
+
+  it("a chunk opened after a reclaim reuses the reclaimed columns: both read back exactly", () => {
+    const { store } = filled(CHUNK);
+    store.reclaimBelow(CHUNK);
+    for (let i = CHUNK; i < 2 * CHUNK; i++) store.append(i, 10 * (i + 1), i % 1000, i % 3, -1, 0, 0, i);
+    expect(row(store, CHUNK + 5)).toEqual([CHUNK + 5, (CHUNK + 5) % 1000, (CHUNK + 5) % 3, messageKey(5, CHUNK + 5), CHUNK + 5, 0]);
+    expect(row(store, 5)).toEqual([5, 5, 2, messageKey(5, 5), 5, 0]);
+    expect(store.pagePos(CHUNK + 300)).toBe(10 * (CHUNK + 257));
+    expect(store.pagePos(300)).toBe(10 * 257);
   });
 
   it("keeps the columns of a chunk whose messages are not consecutive draws (a seeded backlog, a redirect)", () => {
@@ -179,5 +189,10 @@ describe("messageKey", () => {
     const key = messageKey(123, 4_000_000_000);
     expect(keyQueue(key)).toBe(123);
     expect(keyOffset(key)).toBe(4_000_000_000);
+  });
+
+  it("decodes the largest queue, offset and generation", () => {
+    const key = messageKey(65_535, 2 ** 32 - 1, 31);
+    expect([keyQueue(key), keyOffset(key), keyGen(key)]).toEqual([65_535, 2 ** 32 - 1, 31]);
   });
 });

@@ -18,6 +18,7 @@
 // rebuilt into a small per-queue cache. Reclaiming is invisible to the model.
 
 import type { MessageBatch } from "../protocol/commands.ts";
+import { GEN_MAX, messageKey } from "./messageKey.ts";
 
 export const CHUNK_BITS = 12;
 export const CHUNK = 1 << CHUNK_BITS;
@@ -70,34 +71,17 @@ export interface Regenerator {
   regenerate(mq: number, draw: number, count: number, bornUs: Float64Array, bodyBytes: Int32Array, tag: Int16Array): void;
 }
 
-/** Message key: identifies an original message across re-deliveries and retry copies. */
-/**
- * A message's identity: its queue, its offset, and the generation of that offset — 0, or 1 to 31 once a
- * lost tail gave the offset out again (truncateTo), so a message a consumer still holds is never taken
- * for the one that refilled its offset (RocketMQ tells them apart by msgId).
- */
-export function messageKey(queueIndex: number, offset: number, gen = 0): number {
-  return gen * KEY_GEN_UNIT + queueIndex * 4294967296 + offset;
-}
-export function keyQueue(key: number): number {
-  return Math.floor(key / 4294967296) % 65536;
-}
-export function keyOffset(key: number): number {
-  return key % 4294967296;
-}
-export function keyGen(key: number): number {
-  return Math.floor(key / KEY_GEN_UNIT);
-}
-/** 2^48: queues below 65 536, generations below 32, so every key is a safe integer. */
-const KEY_GEN_UNIT = 281474976710656;
-/** Generations cycle through 1…GEN_MAX (a queue cut more often reuses them: a confusion, not a crash). */
-export const GEN_MAX = 31;
+export { GEN_MAX, keyGen, keyOffset, keyQueue, messageKey } from "./messageKey.ts";
 
 export class QueueStore {
   /** Lowest logical offset still readable (moved by retention or a truncate only). */
   minOffset = 0;
   /** Next offset to be written (= number of messages ever appended). */
   maxOffset = 0;
+  /** Born time of the message at tailBornOffset, the last appended (dispatchedMax's common answer without a chunk read). */
+  tailBornUs = 0;
+  /** Offset of the last append; ≠ maxOffset − 1 once a cut moved maxOffset back (tailBornUs then says nothing). */
+  tailBornOffset = -1;
   /** Chunk index of slots[0] (slots below the chunk of minOffset are gone for good). */
   private slotBase = 0;
   private readonly slots: Slot[] = [];
@@ -110,6 +94,8 @@ export class QueueStore {
   /** Rebuilt chunks, most recently used first, and their chunk indexes. */
   private readonly cache: Chunk[] = [];
   private readonly cacheIdx: number[] = [];
+  /** A reclaimed chunk's columns, kept for the next chunk opened (no allocation and zero-fill of ~160 kB per chunk). */
+  private spare: Chunk | null = null;
   /** Who re-creates replayable chunks; null = nothing is reclaimed as replayable. */
   regenerator: Regenerator | null = null;
   /** Generation breakpoints, (from offset, generation) pairs in offset order; a cut adds one. */
@@ -138,7 +124,8 @@ export class QueueStore {
     let slot: Slot;
     if (i === 0) {
       slot = new Slot();
-      slot.live = new Chunk();
+      slot.live = this.spare ?? new Chunk();
+      this.spare = null;
       this.liveChunks++;
       slot.draw = draw;
       slot.firstBornUs = bornUs;
@@ -156,6 +143,8 @@ export class QueueStore {
     c.originKey[i] = originKey < 0 ? messageKey(this.index, offset, this.genAt(offset)) : originKey;
     c.originBornUs[i] = originKey < 0 ? bornUs : originBornUs;
     c.reconsumeTimes[i] = reconsumeTimes;
+    this.tailBornUs = bornUs;
+    this.tailBornOffset = offset;
     this.maxOffset = offset + 1;
     return offset;
   }
@@ -246,11 +235,6 @@ export class QueueStore {
     return lo;
   }
 
-  /**
-   * Forgets every message from `offset` on (a crash lost the commit-log tail): maxOffset goes back and
-   * the next append reuses `offset`. The chunk holding it keeps its columns from now on (its draws are
-   * no longer consecutive: the producer made the lost messages).
-   */
   /** The generation of `offset`'s current message (0 unless a cut gave the offset out again). */
   genAt(offset: number): number {
     const g = this.gens;
@@ -258,7 +242,12 @@ export class QueueStore {
     return 0;
   }
 
-  /** Cuts the tail from `offset` on; returns the generation the offsets from there now take (0: no cut). */
+  /**
+   * Forgets every message from `offset` on (a crash lost the commit-log tail): maxOffset goes back and
+   * the next append reuses `offset`. The chunk holding it keeps its columns from now on (its draws are
+   * no longer consecutive: the producer made the lost messages). Returns the generation the offsets from
+   * there now take (0: no cut).
+   */
   truncateTo(offset: number): number {
     if (offset >= this.maxOffset) return 0;
     if (offset < this.minOffset) throw new RangeError(`queue ${this.topic}#${this.queueId}: cannot truncate to ${offset} below minOffset ${this.minOffset}`);
@@ -343,6 +332,8 @@ export class QueueStore {
     slot.pages = pages;
     slot.live = null;
     this.liveChunks--;
+    // Nothing else refers to a reclaimed chunk's columns; an append overwrites every row before it is read.
+    this.spare = c;
   }
 
   /** A reclaimed chunk, rebuilt (or found) in the cache of the two most recently read. */

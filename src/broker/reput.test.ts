@@ -19,6 +19,13 @@ describe("reput grid", () => {
     expect([lastReputTickUs(0), lastReputTickUs(999), lastReputTickUs(1000), lastReputTickUs(2_500_001)]).toEqual([0, 0, 1000, 2_500_000]);
     expect([reputTickAtOrAfterUs(0), reputTickAtOrAfterUs(1), reputTickAtOrAfterUs(1000), reputTickAtOrAfterUs(1001)]).toEqual([0, 1000, 1000, 2000]);
   });
+
+  it("times beyond 2^31 µs (a day is 8.64e10) round as the remainder would", () => {
+    for (const t of [2 ** 31 + 1, 86_399_999_999, 86_400_000_000, 2 ** 52 + 1001]) {
+      expect(lastReputTickUs(t)).toBe(t - (t % 1000));
+      expect(reputTickAtOrAfterUs(t)).toBe(t % 1000 === 0 ? t : t - (t % 1000) + 1000);
+    }
+  });
 });
 
 describe("dispatchedMax: the consume queue ends at the messages born by the last pass", () => {
@@ -44,6 +51,19 @@ describe("dispatchedMax: the consume queue ends at the messages born by the last
     for (let i = 1; i <= 40; i++) fx.source.plan(mq, 1000 + i);
     fx.source.advanceTo(1900);
     expect(dispatchedMax(fx.broker.store.queue(mq), 1900)).toBe(20);
+  });
+
+  it("after a lost tail moved the max offset back, the cut message's born time no longer decides", () => {
+    // Born at 1.0 and 1.2 ms, then the second is cut: at 1.5 ms the one left (born 1 ms) is dispatched.
+    const fx = fixture();
+    const mq = fx.queueOf(0);
+    for (const b of [1000, 1200]) fx.source.plan(mq, b);
+    fx.source.advanceTo(1300);
+    const q = fx.broker.store.queue(mq);
+    expect(dispatchedMax(q, 1500)).toBe(1);
+    q.truncateTo(1);
+    expect(dispatchedMax(q, 1500)).toBe(1);
+    expect(dispatchedMax(q, 999)).toBe(0);
   });
 });
 
