@@ -28,6 +28,11 @@ const kernelRate = kernelEventRate(KERNEL_CUSTOMERS, KERNEL_ROUNDS);
 const run = runPipeline(scenario, durationUs);
 const { wallS } = run;
 const s = run.result.summary;
+if (!s.complete) {
+  // A cut run's figures describe a shorter run than asked for: say so first and fail.
+  console.log(`INCOMPLETE RUN: stopped (${s.stopReason}) at ${(s.simulatedMs / 1000).toFixed(0)} virtual s: ${s.stopDetail ?? ""}`);
+  process.exitCode = 1;
+}
 const modelRate = run.events / wallS;
 const modelCpuRate = run.events / run.cpuS;
 const fmt = (x: number) => Math.round(x).toLocaleString("en");
