@@ -23,9 +23,12 @@ export class ProcessQueue {
   dropped = false;
   consuming = false;
   locked = false;
-  lastPullTimestampUs: number;
-  lastConsumeTimestampUs: number;
-  lastLockTimestampUs: number;
+  // Initialised to 0 before the constructor sets them: a field declared without a value starts as
+  // undefined, and V8 then keeps it tagged, so every store of a time past 2^31 µs (35.8 min) would
+  // allocate a HeapNumber; a field that starts as a number stores doubles in place.
+  lastPullTimestampUs = 0;
+  lastConsumeTimestampUs = 0;
+  lastLockTimestampUs = 0;
   /** Broker backlog estimate from the last pull (§3.1). */
   msgAccCnt = 0;
   tryUnlockTimes = 0;
@@ -82,9 +85,14 @@ export class ProcessQueue {
     let added = 0;
     for (let i = 0; i < count; i++) {
       const o = offsets[i]!;
-      if (this.contains(o)) continue;
       const size = msgs.bodyBytes[i]!;
-      this.insert(o, size, msgs.originKey[i]!, msgs.originBornUs[i]!, msgs.reconsumeTimes[i]!, msgs.tag[i]!);
+      if (o > this.hi) {
+        // The usual case: past everything cached (or the cache is empty), so not cached and only hi moves.
+        this.append(o, size, msgs.originKey[i]!, msgs.originBornUs[i]!, msgs.reconsumeTimes[i]!, msgs.tag[i]!);
+      } else {
+        if (this.contains(o)) continue;
+        this.insert(o, size, msgs.originKey[i]!, msgs.originBornUs[i]!, msgs.reconsumeTimes[i]!, msgs.tag[i]!);
+      }
       added++;
       this.queueOffsetMax = o;
       this.msgSize += size;
@@ -294,6 +302,20 @@ export class ProcessQueue {
       this.lo = lo;
       this.hi = hi;
     }
+    const i = o & this.mask;
+    this.sizes[i] = size + 1;
+    this.startUs[i] = -1;
+    this.keys[i] = key;
+    this.bornUs[i] = bornUs;
+    this.rts[i] = rt;
+    this.tags[i] = tag;
+  }
+
+  /** insert() of an offset above hi (an empty ring has hi −1): lo stays unless the ring was empty. */
+  private append(o: number, size: number, key: number, bornUs: number, rt: number, tag: number): void {
+    if (this.hi < this.lo) this.lo = o;
+    else if (o - this.lo > this.mask) this.grow(o - this.lo + 1);
+    this.hi = o;
     const i = o & this.mask;
     this.sizes[i] = size + 1;
     this.startUs[i] = -1;

@@ -15,7 +15,7 @@ import type { PushConsumer } from "./PushConsumer.ts";
 import { ClientTimer } from "./timers.ts";
 import { PULL_NOT_SENT, PULL_TIMEOUT } from "./pullCodes.ts";
 import { FLOW_KIND, LATER_REASON, type ClientTrace } from "./trace.ts";
-import { processPullResult, PullResultBooks, recheckTagSet } from "./processPullResult.ts";
+import { processPullResult, PullResultBooks } from "./processPullResult.ts";
 
 export class PullMessageService {
   /** The context's trace, kept at hand: it is written on every step. */
@@ -94,7 +94,7 @@ export class PullMessageService {
       if (!pq.locked) return this.executePullRequestLater(pr, exc, LATER_REASON.notLocked);
       if (!pr.previouslyLocked) return this.fixFirstPullOffset(pr);
     }
-    const topic = this.routes.topicOf(pr.mq);
+    const topic = pr.topic;
     if (!c.isSubscribed(topic)) return this.executePullRequestLater(pr, exc, LATER_REASON.noSubscription);
     this.pullKernelImpl(pr, topic);
   }
@@ -234,7 +234,7 @@ export class PullMessageService {
     const c = this.c;
     pr.nextOffset = resp.nextBeginOffset;
     const msgs = resp.msgs;
-    processPullResult(msgs, recheckTagSet(c.groupModel.subscriptions, this.routes.topicOf(pr.mq)), pr.mq, this.books); // §4.2
+    processPullResult(msgs, pr.recheckTags, pr.mq, this.books); // §4.2
     if (msgs.count === 0) return this.executePullRequestImmediately(pr);
     // No dropped check here (§4.3): a late response still fills a dead ProcessQueue.
     const pq = pr.pq;

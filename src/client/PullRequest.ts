@@ -20,6 +20,13 @@ export class PullRequest {
     readonly mq: number,
     readonly pq: ProcessQueue,
     nextOffset: number,
+    /** The MessageQueue's topic (topic index). */
+    readonly topic: number,
+    /**
+     * The tag set processPullResult re-checks on the topic (recheckTagSet; null: none). Subscriptions never
+     * change during a run, so it is looked up once here rather than on every answer.
+     */
+    readonly recheckTags: ReadonlySet<number> | null,
   ) {
     this.nextOffset = nextOffset;
   }

@@ -34,6 +34,7 @@ import { ClientTimer } from "./timers.ts";
 import { processClientRequest, sendOffsetUpdate } from "./clientRemotingProcessor.ts";
 import { onResetOffsetWait } from "./resetOffset.ts";
 import { defineClientTrace, type ClientTrace } from "./trace.ts";
+import { recheckTagSet } from "./processPullResult.ts";
 
 export type ServiceState = "CREATE_JUST" | "RUNNING" | "SHUTDOWN_ALREADY";
 
@@ -293,18 +294,19 @@ export class PushConsumer implements Node {
 
   /** An answer (response null: the request timed out) to a request this incarnation sent. */
   private answered(requestCode: number, cookie: number, response: Command | null): void {
-    if (requestCode === RequestCode.QUERY_CONSUMER_OFFSET && cookie < 0) {
-      // The orderly first pull's readOffset(READ_FROM_STORE) (§2 step 9).
-      const pr = this.pullRequests[-1 - cookie]!;
-      if (!this.alive) this.pull.abandon(pr);
-      else this.pull.onFirstPullOffset(pr, response as QueryConsumerOffsetResponse | null);
-      return;
-    }
+    // The pull answers first: nearly every answer a consumer gets is one.
     if (requestCode === RequestCode.PULL_MESSAGE) {
       const pr = this.pullRequests[cookie]!;
       if (!this.alive) this.pull.abandon(pr);
       else if (response === null) this.pull.onTimeout(pr);
       else this.pull.onResponse(pr, response as PullMessageResponse);
+      return;
+    }
+    if (requestCode === RequestCode.QUERY_CONSUMER_OFFSET && cookie < 0) {
+      // The orderly first pull's readOffset(READ_FROM_STORE) (§2 step 9).
+      const pr = this.pullRequests[-1 - cookie]!;
+      if (!this.alive) this.pull.abandon(pr);
+      else this.pull.onFirstPullOffset(pr, response as QueryConsumerOffsetResponse | null);
       return;
     }
     if (!this.alive) return;
@@ -336,11 +338,12 @@ export class PushConsumer implements Node {
 
   onTimer(code: number, arg: number): void {
     if (!this.alive) return;
+    // The timers of every consumed batch and of pulls re-scheduled later first, before the rare ones.
+    if (code === ClientTimer.CONSUME_DONE) return this.consumeService.onConsumeDone(arg);
+    if (code === ClientTimer.PULL_DISPATCH) return this.pull.pullMessage(this.pullRequests[arg]!);
     switch (code) {
       case ClientTimer.START:
         return this.start();
-      case ClientTimer.PULL_DISPATCH:
-        return this.pull.pullMessage(this.pullRequests[arg]!);
       case ClientTimer.OFFSET_ILLEGAL_FIX:
         return this.pull.onOffsetIllegalFix(this.pullRequests[arg]!);
       case ClientTimer.REBALANCE:
@@ -359,8 +362,6 @@ export class PushConsumer implements Node {
         return this.shuttingDown ? undefined : cleanExpiredMsg(this);
       case ClientTimer.SHUTDOWN:
         return this.stopping.onTimer(arg);
-      case ClientTimer.CONSUME_DONE:
-        return this.consumeService.onConsumeDone(arg);
       case ClientTimer.LOCAL_RETRY:
         return this.consumeService.onLocalRetry(arg);
       case ClientTimer.TRY_LOCK_LATER:
@@ -384,7 +385,8 @@ export class PushConsumer implements Node {
   // ---------------------------------------------------------------- pull requests and offsets
 
   newPullRequest(mq: number, pq: ProcessQueue, nextOffset: number): PullRequest {
-    const pr = new PullRequest(this.pullRequests.length, this.group, mq, pq, nextOffset);
+    const topic = this.routes.topicOf(mq);
+    const pr = new PullRequest(this.pullRequests.length, this.group, mq, pq, nextOffset, topic, recheckTagSet(this.groupModel.subscriptions, topic));
     this.pullRequests.push(pr);
     return pr;
   }
