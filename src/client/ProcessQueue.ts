@@ -86,13 +86,9 @@ export class ProcessQueue {
     for (let i = 0; i < count; i++) {
       const o = offsets[i]!;
       const size = msgs.bodyBytes[i]!;
-      if (o > this.hi) {
-        // The usual case: past everything cached (or the cache is empty), so not cached and only hi moves.
-        this.append(o, size, msgs.originKey[i]!, msgs.originBornUs[i]!, msgs.reconsumeTimes[i]!, msgs.tag[i]!);
-      } else {
-        if (this.contains(o)) continue;
-        this.insert(o, size, msgs.originKey[i]!, msgs.originBornUs[i]!, msgs.reconsumeTimes[i]!, msgs.tag[i]!);
-      }
+      // The usual case, an offset past everything cached (or an empty cache), cannot be cached already.
+      if (o <= this.hi && this.contains(o)) continue;
+      this.insert(o, size, msgs.originKey[i]!, msgs.originBornUs[i]!, msgs.reconsumeTimes[i]!, msgs.tag[i]!);
       added++;
       this.queueOffsetMax = o;
       this.msgSize += size;
@@ -302,20 +298,6 @@ export class ProcessQueue {
       this.lo = lo;
       this.hi = hi;
     }
-    const i = o & this.mask;
-    this.sizes[i] = size + 1;
-    this.startUs[i] = -1;
-    this.keys[i] = key;
-    this.bornUs[i] = bornUs;
-    this.rts[i] = rt;
-    this.tags[i] = tag;
-  }
-
-  /** insert() of an offset above hi (an empty ring has hi −1): lo stays unless the ring was empty. */
-  private append(o: number, size: number, key: number, bornUs: number, rt: number, tag: number): void {
-    if (this.hi < this.lo) this.lo = o;
-    else if (o - this.lo > this.mask) this.grow(o - this.lo + 1);
-    this.hi = o;
     const i = o & this.mask;
     this.sizes[i] = size + 1;
     this.startUs[i] = -1;
