@@ -17,9 +17,8 @@ interface Subscription {
 export class ConsumerManager {
   /** group → channel (client address) → client id and last heartbeat. */
   private readonly channels = new Map<number, Map<number, Channel>>();
-  /** group → topic → the subscription heartbeats announced (newest subVersion). */
-  private readonly subscriptions = new Map<number, Map<number, Subscription>>();
-  /** The same subscriptions as [group][topic], for the lookup every pull makes (two Map reads otherwise). */
+  /** [group][topic]: the subscription heartbeats announced (newest subVersion); arrays, not Maps, for
+   * the lookup every pull makes. */
   private readonly byGroupTopic: (Subscription[] | undefined)[] = [];
 
   /**
@@ -34,20 +33,12 @@ export class ConsumerManager {
     }
     const isNew = !chans.has(from);
     chans.set(from, { clientId, lastUpdateUs: nowUs });
-    let table = this.subscriptions.get(group);
-    if (!table) {
-      table = new Map();
-      this.subscriptions.set(group, table);
-    }
+    const table = (this.byGroupTopic[group] ??= []);
     let topicsChanged = false;
     for (const s of subs) {
-      const old = table.get(s.topic);
+      const old = table[s.topic];
       if (old === undefined) topicsChanged = true;
-      if (old === undefined || s.subVersion > old.subVersion) {
-        const sub = { subVersion: s.subVersion, tagSet: s.tagSet };
-        table.set(s.topic, sub);
-        (this.byGroupTopic[group] ??= [])[s.topic] = sub;
-      }
+      if (old === undefined || s.subVersion > old.subVersion) table[s.topic] = { subVersion: s.subVersion, tagSet: s.tagSet };
     }
     return isNew || topicsChanged;
   }
@@ -62,7 +53,6 @@ export class ConsumerManager {
       if (!chans.delete(from)) continue;
       if (chans.size === 0) {
         this.channels.delete(g);
-        this.subscriptions.delete(g);
         this.byGroupTopic[g] = undefined;
       }
       return g;
@@ -104,7 +94,6 @@ export class ConsumerManager {
   /** A restarted broker knows nobody until clients heartbeat again. */
   clear(): void {
     this.channels.clear();
-    this.subscriptions.clear();
     this.byGroupTopic.length = 0;
   }
 }
