@@ -218,3 +218,53 @@ describe("Sampler.gauges: caches and the consume pool", () => {
     expect(sampler.series.perConsumer.map((row) => row.queues)).toEqual([[2], [0]]);
   });
 });
+
+describe("Sampler: series preallocated for the samples expected", () => {
+  /** Every series of a sampler, by name, without the end-to-end ones (two samplers share that histogram). */
+  function allSeries(s: Sampler): Record<string, number[]> {
+    const out: Record<string, number[]> = {};
+    for (const [k, v] of Object.entries(s.series.columns)) if (!k.startsWith("endToEnd")) out[k] = v;
+    s.series.perQueue.forEach((q) => (out[`cached:${q.label}`] = q.cached));
+    s.series.perConsumer.forEach((c) => {
+      out[`cachedBytes:${c.clientId}`] = c.cachedBytes;
+      out[`cached:${c.clientId}`] = c.cached;
+      out[`queues:${c.clientId}`] = c.queues;
+      out[`poolBusy:${c.clientId}`] = c.poolBusy;
+    });
+    return out;
+  }
+
+  it("hold, once finished, exactly the samples a growing sampler holds — fewer taken than expected, or more", () => {
+    const { cl, rec } = build(SLOW);
+    const grown = new Sampler(cl, rec);
+    const short = new Sampler(cl, rec, 10); // the run ends before its 10th sample
+    const over = new Sampler(cl, rec, 2); // more samples than expected: the rest are appended
+    cl.start();
+    for (const t of [2.5, 5, 7.5, 10.5]) {
+      cl.sched.runUntil(t * S);
+      cl.settle();
+      for (const s of [grown, short, over]) s.sample();
+    }
+    // Before finish the preallocated one is still 10 long; finish cuts it to the 4 taken.
+    expect(short.series.columns.tSec).toHaveLength(10);
+    for (const s of [grown, short, over]) s.finish();
+    expect(grown.series.columns.tSec).toEqual([2.5, 5, 7.5, 10.5]);
+    // The samples are the run's, not the fill value: at 10.5 s the cache SLOW's arithmetic gives.
+    expect(grown.series.columns.cached[3]).toBe(2 * CACHED);
+    for (const s of [short, over]) {
+      expect(allSeries(s)).toEqual(allSeries(grown));
+      for (const v of Object.values(allSeries(s))) expect(v).toHaveLength(4);
+    }
+  });
+
+  it("a run's series hold a sample at each multiple of sampleEvery (one at the end if the run is shorter); a run cut short, those it took", () => {
+    const full = simulate({ ...SLOW, duration: "30s", sampleEvery: "7s" });
+    expect(full.series.columns.tSec).toEqual([7, 14, 21, 28]);
+    expect(full.series.perConsumer[0]!.cached).toHaveLength(4);
+    expect(simulate({ ...SLOW, duration: "3s", sampleEvery: "7s" }).series.columns.tSec).toEqual([3]);
+    const cut = simulate({ ...SLOW, duration: "30s", sampleEvery: "7s" }, { sliceUs: S, onProgress: (nowUs) => nowUs < 15 * S });
+    expect(cut.summary.complete).toBe(false);
+    expect(cut.series.columns.tSec).toEqual([7, 14]);
+    for (const v of Object.values(allSeries({ series: cut.series } as Sampler))) expect(v).toHaveLength(2);
+  });
+});

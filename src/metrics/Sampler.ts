@@ -38,8 +38,13 @@ export interface Gauges {
   queuesOwned: number;
 }
 
+/** Samples preallocated at most (per series): beyond it a series grows as an array does. */
+const PREALLOCATE_MAX = 1 << 20;
+
 export class Sampler {
   readonly series: TimeSeries;
+  /** Samples taken; every series holds this many once finish() has run. */
+  private count = 0;
   /** Run-wide maxima of the gauges (sampled). */
   readonly max: Gauges = emptyGauges();
   /** Run-wide sampled maximum of one consumer instance's estimated cache heap (heapEstimate.ts), bytes. */
@@ -57,24 +62,43 @@ export class Sampler {
   private readonly sampledNodes: number[];
   private readonly lastServed: Float64Array;
 
+  /**
+   * @param expectedSamples how many samples the run will take (simulate: ⌈duration ÷ sampleEvery⌉): every
+   * series is allocated at that length up front and written in place, so a long run's series neither
+   * carry an array's growth slack (up to half again) nor leave the old copy behind at each growth —
+   * all ~50 series grow at the same sample, a day's at once by ~30 MB. finish() cuts them to the samples
+   * taken. 0 (the default): they grow as arrays do, and are exact at every moment.
+   */
   constructor(
     private readonly cl: Cluster,
     private readonly rec: Recorder,
+    expectedSamples = 0,
   ) {
+    const n = Math.min(Math.max(0, Math.floor(expectedSamples)), PREALLOCATE_MAX);
     const cols = {} as Record<SeriesColumn, number[]>;
-    for (const c of SERIES_COLUMNS) cols[c] = [];
+    for (const c of SERIES_COLUMNS) cols[c] = series(n);
     for (const q of cl.routes.queues) if (cl.routes.isOrdinary(q.index)) this.ordinaryQueues.push(q.index);
     this.series = {
       columns: cols,
-      perQueue: this.ordinaryQueues.map((q) => ({ label: cl.routes.label(q), cached: [] })),
-      perConsumer: cl.consumers.map((c) => ({ clientId: c.clientId, cachedBytes: [], cached: [], queues: [], poolBusy: [] })),
+      perQueue: this.ordinaryQueues.map((q) => ({ label: cl.routes.label(q), cached: series(n) })),
+      perConsumer: cl.consumers.map((c) => ({ clientId: c.clientId, cachedBytes: series(n), cached: series(n), queues: series(n), poolBusy: series(n) })),
     };
     this.nextOffsetMax = new Float64Array(cl.model.groups.length * cl.routes.queues.length);
     this.cachedByQueue = new Float64Array(cl.routes.queues.length);
     const nodes = replicatedNodes(cl);
     this.sampledNodes = nodes.map((n) => n.index);
     this.lastServed = new Float64Array(nodes.length);
-    if (nodes.length > 0) this.series.perNode = nodes.map((n) => ({ name: n.name, servedPerSec: [] }));
+    if (nodes.length > 0) this.series.perNode = nodes.map((node) => ({ name: node.name, servedPerSec: series(n) }));
+  }
+
+  /** Cuts every series to the samples taken (the run ended before the samples expected). */
+  finish(): void {
+    const n = this.count;
+    const s = this.series;
+    for (const c of SERIES_COLUMNS) s.columns[c].length = n;
+    for (const q of s.perQueue) q.cached.length = n;
+    for (const c of s.perConsumer) c.cachedBytes.length = c.cached.length = c.queues.length = c.poolBusy.length = n;
+    for (const node of s.perNode ?? []) node.servedPerSec.length = n;
   }
 
   /** Takes one sample at the current time. */
@@ -86,24 +110,25 @@ export class Sampler {
     const dtSec = Math.max(1e-9, (now - this.lastUs) / 1e6);
     const cols = this.series.columns;
     const consumedOk = this.rec.consumeOkTotal;
-    push(cols.tSec, now / 1e6);
-    push(cols.producedPerSec, (this.rec.producedTotal - this.lastProduced) / dtSec);
-    push(cols.consumedPerSec, (consumedOk - this.lastConsumed) / dtSec);
-    push(cols.pullsPerSec, (stats.pullsTotal - this.lastPulls) / dtSec);
-    push(cols.flowControlCountPerSec, (stats.flowControl[FLOW_KIND.count]! - this.lastFlow[0]!) / dtSec);
-    push(cols.flowControlSizePerSec, (stats.flowControl[FLOW_KIND.size]! - this.lastFlow[1]!) / dtSec);
-    push(cols.flowControlSpanPerSec, (stats.flowControl[FLOW_KIND.span]! - this.lastFlow[2]!) / dtSec);
-    push(cols.flowControlPausedPerSec, (stats.flowControl[FLOW_KIND.paused]! - this.lastFlow[3]!) / dtSec);
+    const at = this.count++;
+    put(cols.tSec, at, now / 1e6);
+    put(cols.producedPerSec, at, (this.rec.producedTotal - this.lastProduced) / dtSec);
+    put(cols.consumedPerSec, at, (consumedOk - this.lastConsumed) / dtSec);
+    put(cols.pullsPerSec, at, (stats.pullsTotal - this.lastPulls) / dtSec);
+    put(cols.flowControlCountPerSec, at, (stats.flowControl[FLOW_KIND.count]! - this.lastFlow[0]!) / dtSec);
+    put(cols.flowControlSizePerSec, at, (stats.flowControl[FLOW_KIND.size]! - this.lastFlow[1]!) / dtSec);
+    put(cols.flowControlSpanPerSec, at, (stats.flowControl[FLOW_KIND.span]! - this.lastFlow[2]!) / dtSec);
+    put(cols.flowControlPausedPerSec, at, (stats.flowControl[FLOW_KIND.paused]! - this.lastFlow[3]!) / dtSec);
     const e2e = this.rec.endToEndInterval;
-    push(cols.endToEndP50Ms, e2e.count > 0 ? e2e.quantile(0.5) / 1000 : 0);
-    push(cols.endToEndP99Ms, e2e.count > 0 ? e2e.quantile(0.99) / 1000 : 0);
+    put(cols.endToEndP50Ms, at, e2e.count > 0 ? e2e.quantile(0.5) / 1000 : 0);
+    put(cols.endToEndP99Ms, at, e2e.count > 0 ? e2e.quantile(0.99) / 1000 : 0);
     this.rec.endToEnd.merge(e2e);
     e2e.reset();
     for (const k of Object.keys(g) as (keyof Gauges)[]) {
-      push(cols[k], g[k]);
+      put(cols[k], at, g[k]);
       if (g[k] > this.max[k]) this.max[k] = g[k];
     }
-    this.ordinaryQueues.forEach((q, i) => this.series.perQueue[i]!.cached.push(this.cachedByQueue[q]!));
+    this.ordinaryQueues.forEach((q, i) => (this.series.perQueue[i]!.cached[at] = this.cachedByQueue[q]!));
     cl.consumers.forEach((c, i) => {
       const row = this.series.perConsumer[i]!;
       let bytes = 0;
@@ -112,16 +137,16 @@ export class Sampler {
         bytes += pq.msgSize;
         count += pq.msgCount;
       }
-      row.cachedBytes.push(bytes);
-      row.cached.push(count);
+      row.cachedBytes[at] = bytes;
+      row.cached[at] = count;
       const heap = heapEstimateBytes(count, bytes);
       if (heap > this.heapBytesPerConsumerMax) this.heapBytesPerConsumerMax = heap;
-      row.queues.push(c.rebalance.queueCount);
-      row.poolBusy.push(c.alive ? c.consumeService.busyWorkers : 0);
+      row.queues[at] = c.rebalance.queueCount;
+      row.poolBusy[at] = c.alive ? c.consumeService.busyWorkers : 0;
     });
     this.sampledNodes.forEach((node, i) => {
       const served = cl.nodes[node]!.processor.served;
-      push(this.series.perNode![i]!.servedPerSec, (served - this.lastServed[i]!) / dtSec);
+      put(this.series.perNode![i]!.servedPerSec, at, (served - this.lastServed[i]!) / dtSec);
       this.lastServed[i] = served;
     });
     this.lastUs = now;
@@ -191,6 +216,16 @@ function emptyGauges(): Gauges {
   };
 }
 
-function push(col: number[], v: number): void {
-  col.push(Math.round(v * 1000) / 1000);
+/** Writes sample `at` of a series, rounded to 3 decimals. */
+function put(col: number[], at: number, v: number): void {
+  col[at] = Math.round(v * 1000) / 1000;
+}
+
+/**
+ * A series of `n` preallocated samples: a fast array of doubles (filled with a double so it is one from
+ * the start, not converted at the first fractional sample), written by index — an index past the end
+ * appends, as an array does.
+ */
+function series(n: number): number[] {
+  return n === 0 ? [] : new Array<number>(n).fill(0.5);
 }

@@ -93,7 +93,9 @@ export function simulate(scenario: unknown, options: SimulateOptions = {}): RunR
   const cluster = new Cluster(model, recorder, { maxEvents: options.maxEvents ?? SCENARIO_DEFAULTS.maxEvents, routes });
   if (options.captureTrace) cluster.trace.setCapture(options.captureTrace(cluster));
   options.configure?.(cluster, recorder);
-  const sampler = new Sampler(cluster, recorder);
+  // The loop below samples at every multiple of sampleEvery up to the duration (once, at the duration,
+  // when that is shorter).
+  const sampler = new Sampler(cluster, recorder, model.sampleEveryUs > 0 ? Math.max(1, Math.floor(model.durationUs / model.sampleEveryUs)) : 0);
   const plan = new FaultPlan(cluster, model.faults, markers);
   plan.schedule();
   cluster.start();
@@ -140,6 +142,7 @@ export function simulate(scenario: unknown, options: SimulateOptions = {}): RunR
     }
   }
   cluster.settle();
+  sampler.finish();
   recorder.endToEnd.merge(recorder.endToEndInterval);
   recorder.endToEndInterval.reset();
   const accounts = checkRun(cluster, recorder);
