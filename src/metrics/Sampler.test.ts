@@ -257,6 +257,17 @@ describe("Sampler: series preallocated for the samples expected", () => {
     }
   });
 
+  it("preallocate at most 2^23 samples over all series (64 MiB): a billion expected samples get the first part, then append", () => {
+    const { cl, rec } = build(SLOW);
+    const s = new Sampler(cl, rec, 1e9);
+    const series = Object.keys(allSeries(s)).length + 2; // + the two end-to-end columns
+    expect(s.series.columns.tSec.length).toBe(Math.floor(2 ** 23 / series));
+    cl.start();
+    s.sample();
+    s.finish();
+    expect(s.series.columns.tSec).toEqual([0]);
+  });
+
   it("a run's series hold a sample at each multiple of sampleEvery (one at the end if the run is shorter); a run cut short, those it took", () => {
     const full = simulate({ ...SLOW, duration: "30s", sampleEvery: "7s" });
     expect(full.series.columns.tSec).toEqual([7, 14, 21, 28]);

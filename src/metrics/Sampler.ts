@@ -38,8 +38,13 @@ export interface Gauges {
   queuesOwned: number;
 }
 
-/** Samples preallocated at most (per series): beyond it a series grows as an array does. */
-const PREALLOCATE_MAX = 1 << 20;
+/**
+ * Samples preallocated at most, over all series (64 MiB of doubles; a day of 1-second samples of ~50
+ * series is 4.3 M): a run of many queues and instances, or of millions of samples, preallocates the first
+ * part of each series and appends the rest, so the up-front allocation never outgrows what --max-memory
+ * (resourceGuards.ts) reckons with.
+ */
+const PREALLOCATE_SAMPLES_MAX = 1 << 23;
 
 export class Sampler {
   readonly series: TimeSeries;
@@ -74,10 +79,12 @@ export class Sampler {
     private readonly rec: Recorder,
     expectedSamples = 0,
   ) {
-    const n = Math.min(Math.max(0, Math.floor(expectedSamples)), PREALLOCATE_MAX);
+    for (const q of cl.routes.queues) if (cl.routes.isOrdinary(q.index)) this.ordinaryQueues.push(q.index);
+    const nodes = replicatedNodes(cl);
+    const seriesCount = SERIES_COLUMNS.length + this.ordinaryQueues.length + 4 * cl.consumers.length + nodes.length;
+    const n = Math.min(Math.max(0, Math.floor(expectedSamples)), Math.floor(PREALLOCATE_SAMPLES_MAX / seriesCount));
     const cols = {} as Record<SeriesColumn, number[]>;
     for (const c of SERIES_COLUMNS) cols[c] = series(n);
-    for (const q of cl.routes.queues) if (cl.routes.isOrdinary(q.index)) this.ordinaryQueues.push(q.index);
     this.series = {
       columns: cols,
       perQueue: this.ordinaryQueues.map((q) => ({ label: cl.routes.label(q), cached: series(n) })),
@@ -85,7 +92,6 @@ export class Sampler {
     };
     this.nextOffsetMax = new Float64Array(cl.model.groups.length * cl.routes.queues.length);
     this.cachedByQueue = new Float64Array(cl.routes.queues.length);
-    const nodes = replicatedNodes(cl);
     this.sampledNodes = nodes.map((n) => n.index);
     this.lastServed = new Float64Array(nodes.length);
     if (nodes.length > 0) this.series.perNode = nodes.map((node) => ({ name: node.name, servedPerSec: series(n) }));
