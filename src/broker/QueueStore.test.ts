@@ -158,6 +158,93 @@ describe("QueueStore.reclaimBelow: reclaimed messages read back exactly (issue 1
   });
 });
 
+describe("QueueStore: reclaimed chunks read back as they were held, across retention and a truncate", () => {
+  class Replayer implements Regenerator {
+    regenerate(_mq: number, draw: number, count: number, bornUs: Float64Array, bodyBytes: Int32Array, tag: Int16Array): void {
+      for (let i = 0; i < count; i++) {
+        bornUs[i] = draw + i;
+        bodyBytes[i] = (draw + i) % 1000;
+        tag[i] = (draw + i) % 3;
+      }
+    }
+  }
+  /** Every column a reader sees of message o, and its page position. */
+  const read = (s: QueueStore, o: number) => [s.bornUs(o), s.bodyBytes(o), s.tag(o), s.originKey(o), s.originBornUs(o), s.reconsumeTimes(o), s.pagePos(o)];
+
+  /**
+   * Appends messages [from, to) (message i: born i, at commit-log end pos(i), body i % 1000, tag i % 3,
+   * draw i) and reclaims each chunk as soon as it is full, after reading `every`-th message of it (and
+   * its first and last): what those read while held, by offset.
+   */
+  function appendReclaiming(store: QueueStore, from: number, to: number, pos: (i: number) => number, every = 251): Map<number, unknown[]> {
+    const held = new Map<number, unknown[]>();
+    for (let i = from; i < to; i++) {
+      store.append(i, pos(i), i % 1000, i % 3, -1, 0, 0, i);
+      if (((i + 1) & (CHUNK - 1)) !== 0 && i + 1 !== to) continue;
+      const start = i & ~(CHUNK - 1);
+      const first = Math.max(from, start);
+      for (let o = first; o <= i; o++) if (o % every === 0 || o === first || o === i || o % 256 === 0) held.set(o, read(store, o));
+      store.reclaimBelow(i + 1);
+    }
+    return held;
+  }
+  function expectSame(store: QueueStore, held: Map<number, unknown[]>, from = 0, to = Infinity): void {
+    let n = 0;
+    for (const [o, row] of held) if (o >= from && o < to) (n++, expect(read(store, o)).toEqual(row));
+    expect(n).toBeGreaterThan(0);
+  }
+
+  it("over 300 chunks (more than one block of per-chunk columns), a retention drop past a block, and a truncate", () => {
+    const store = new QueueStore(5, "T", "b", 0);
+    store.regenerator = new Replayer();
+    const n = 300 * CHUNK + 10;
+    const held = appendReclaiming(store, 0, n, (i) => 10 * (i + 1));
+    expect(store.chunksHeld).toBe(1); // only the open chunk
+    expectSame(store, held);
+    // Retention: slotBase moves to chunk 7, then past the first block of 256 chunks.
+    store.minOffset = 7 * CHUNK + 3;
+    store.dropBelowMin();
+    expect(() => store.bornUs(7 * CHUNK - 1)).toThrow(RangeError);
+    expect(store.lowestDraw()).toBe(7 * CHUNK);
+    expect(store.firstBornAtOrAfter(store.minOffset, 200 * CHUNK + 5)).toBe(200 * CHUNK + 5);
+    expectSame(store, held, 7 * CHUNK);
+    store.minOffset = 260 * CHUNK;
+    store.dropBelowMin();
+    expect(store.lowestDraw()).toBe(260 * CHUNK);
+    expectSame(store, held, 260 * CHUNK);
+    // A crash cuts into reclaimed chunk 290: it is rebuilt and held; later chunks go; the offsets are given out again.
+    const cut = 290 * CHUNK + 100;
+    expect(store.truncateTo(cut)).toBe(1);
+    expect(store.chunksHeld).toBe(1);
+    expectSame(store, held, 260 * CHUNK, cut);
+    const again = appendReclaiming(store, cut, 295 * CHUNK + 7, (i) => 10 * (i + 1) + 3);
+    expect(again.get(cut)![3]).toBe(messageKey(5, cut, 1)); // a new generation
+    expectSame(store, held, 260 * CHUNK, cut);
+    expectSame(store, again);
+    expect(store.lowestDraw()).toBe(260 * CHUNK);
+    store.minOffset = 291 * CHUNK;
+    store.dropBelowMin();
+    expect(store.lowestDraw()).toBe(291 * CHUNK); // chunk 290 (cut) was not replayable; 291 is again
+    expectSame(store, again, 291 * CHUNK);
+  });
+
+  it("keeps page positions exactly when a chunk spans 4 GiB of commit log or a position goes back", () => {
+    const store = new QueueStore(5, "T", "b", 0);
+    store.regenerator = new Replayer();
+    // Chunk 0 spans 2^33 bytes of commit log; in chunk 1 the positions of pages 6.. go back below its first; chunk 2 is ordinary.
+    const pos = (i: number) => (i < CHUNK ? 5e9 + i * 2 ** 21 : i < 2 * CHUNK ? 1e12 + (i >= CHUNK + 1536 ? -1e6 : 0) + i : 2e12 + 3 * i);
+    const held = appendReclaiming(store, 0, 3 * CHUNK + 1, pos);
+    expect(store.pagePos(CHUNK - 1)).toBe(5e9 + (CHUNK - 256) * 2 ** 21);
+    expectSame(store, held);
+    // A truncate into the fallback chunk rebuilds it from the exact positions; reclaimed again, it reads the same.
+    expect(store.truncateTo(CHUNK + 2000)).toBe(1);
+    expectSame(store, held, 0, CHUNK + 2000);
+    const again = appendReclaiming(store, CHUNK + 2000, 2 * CHUNK + 1, pos);
+    expectSame(store, held, 0, CHUNK + 2000);
+    expectSame(store, again);
+  });
+});
+
 describe("QueueStore.dropBelowMin and firstBornAtOrAfter", () => {
   it("drops whole chunks below minOffset's chunk for good; reads there throw naming the stored range", () => {
     const store = new QueueStore(0, "T", "broker-a", 3);
@@ -169,6 +256,18 @@ describe("QueueStore.dropBelowMin and firstBornAtOrAfter", () => {
     store.dropBelowMin();
     expect(() => store.clPos(5)).toThrow(`stored ${2 * CHUNK}..${2 * CHUNK + 10}`);
     expect(() => store.clPos(5)).toThrow(/T@broker-a#3: offset 5 is not stored/);
+  });
+
+  it("reads the first message's commit-log position without a rebuild while offset 0 is stored, and throws once it is gone", () => {
+    const store = new QueueStore(0, "T", "broker-a", 3);
+    expect(() => store.firstClPos()).toThrow(RangeError);
+    for (let i = 0; i < CHUNK + 1; i++) store.append(i, 500 + i, 1, 0, -1, 0, 0);
+    store.reclaimBelow(CHUNK);
+    expect(store.firstClPos()).toBe(500);
+    expect(store.rebuilds).toBe(0);
+    store.minOffset = CHUNK;
+    store.dropBelowMin();
+    expect(() => store.firstClPos()).toThrow(RangeError);
   });
 
   it("finds the first offset born at or after a time across chunks (born times never decrease)", () => {

@@ -15,20 +15,20 @@
 // 2^PAGE_BITS queue messages (pagePos). A reclaimed chunk keeps those 16 positions, so the test reads the
 // same before and after reclaiming; judged by its block, a message can count as in memory or on disk
 // up to 255 queue messages early (broker spec §1.4 is per message). A reclaimed chunk that is read again is
-// rebuilt into a small per-queue cache. Reclaiming is invisible to the model.
+// rebuilt into a small per-queue cache. Reclaiming is invisible to the model. What every retained chunk
+// keeps (draw, first born time and position, page positions) sits in typed columns (ChunkTable); only
+// the held columns and the rare kept ones are objects.
 
 import type { MessageBatch } from "../protocol/commands.ts";
+import { CHUNK_BITS, ChunkTable, PAGE_BITS } from "./ChunkTable.ts";
 import { GEN_MAX, messageKey } from "./messageKey.ts";
 
-export const CHUNK_BITS = 12;
+export { CHUNK_BITS, PAGE_BITS } from "./ChunkTable.ts";
 export const CHUNK = 1 << CHUNK_BITS;
 const MASK = CHUNK - 1;
 /** Offsets are addressed with 32-bit arithmetic; far beyond any run (2^31 messages in one queue). */
 const OFFSET_LIMIT = 2 ** 31;
-/** The page-cache test judges a message by the first message of its block of 2^PAGE_BITS (pagePos). */
-export const PAGE_BITS = 8;
 const PAGE_MASK = ~((1 << PAGE_BITS) - 1);
-const PAGES = CHUNK >>> PAGE_BITS;
 
 class Chunk {
   readonly bornUs = new Float64Array(CHUNK);
@@ -52,20 +52,6 @@ class KeptColumns {
   }
 }
 
-/** One chunk's place: its columns while held, else what re-creates them. */
-class Slot {
-  live: Chunk | null = null;
-  /** Producer draw of the chunk's first message while all its messages are consecutive draws for this
-   * queue; −1 once that is broken (or for a chunk of a queue without producer). */
-  draw = -1;
-  /** Born time and commit-log position of the chunk's first message (searches skip whole chunks). */
-  firstBornUs = 0;
-  firstClPos = 0;
-  kept: KeptColumns | null = null;
-  /** A reclaimed chunk's page positions (each block's first message's commit-log position): plain doubles, ~160 B, not a ~330 B Float64Array. */
-  pages: number[] | null = null;
-}
-
 /** Re-creates the messages a producer sent to a queue (MessageSource#regenerate). */
 export interface Regenerator {
   regenerate(mq: number, draw: number, count: number, bornUs: Float64Array, bodyBytes: Int32Array, tag: Int16Array): void;
@@ -82,9 +68,18 @@ export class QueueStore {
   tailBornUs = 0;
   /** Offset of the last append; ≠ maxOffset − 1 once a cut moved maxOffset back (tailBornUs then says nothing). */
   tailBornOffset = -1;
-  /** Chunk index of slots[0] (slots below the chunk of minOffset are gone for good). */
+  /** Chunk index of live[0] (chunks below the chunk of minOffset are gone for good). */
   private slotBase = 0;
-  private readonly slots: Slot[] = [];
+  /** Per retained chunk from slotBase on, its columns while held, null once reclaimed. */
+  private readonly live: (Chunk | null)[] = [];
+  /**
+   * Per retained chunk: the producer draw of its first message while all its messages are consecutive
+   * draws for this queue (−1 once that is broken, or for a queue without producer); the born time and
+   * commit-log position of its first message (searches skip whole chunks); a reclaimed one's page positions.
+   */
+  private readonly heads = new ChunkTable();
+  /** Reclaimed chunks that cannot be replayed (draw −1 or no regenerator): their columns, by chunk index. */
+  private readonly kept = new Map<number, KeptColumns>();
   /** Chunk rebuilds so far (a reclaimed chunk read again); for tests and benchmarks. */
   rebuilds = 0;
   /** Chunks whose columns are held. */
@@ -120,22 +115,18 @@ export class QueueStore {
     const offset = this.maxOffset;
     if (offset >= OFFSET_LIMIT) throw new RangeError(`queue ${this.topic}#${this.queueId}: more than 2^31 messages`);
     const i = offset & MASK;
-    const si = (offset >>> CHUNK_BITS) - this.slotBase;
-    let slot: Slot;
+    const ci = offset >>> CHUNK_BITS;
+    let c: Chunk;
     if (i === 0) {
-      slot = new Slot();
-      slot.live = this.spare ?? new Chunk();
+      c = this.spare ?? new Chunk();
       this.spare = null;
       this.liveChunks++;
-      slot.draw = draw;
-      slot.firstBornUs = bornUs;
-      slot.firstClPos = clPos;
-      this.slots[si] = slot;
+      this.heads.open(ci, draw, bornUs, clPos);
+      this.live[ci - this.slotBase] = c;
     } else {
-      slot = this.slots[si]!;
-      if (draw < 0 || draw <= slot.draw) slot.draw = -1;
+      c = this.live[ci - this.slotBase]!;
+      if (draw < 0 || draw <= this.heads.draw(ci)) this.heads.setDraw(ci, -1);
     }
-    const c = slot.live!;
     c.bornUs[i] = bornUs;
     c.clPos[i] = clPos;
     c.bodyBytes[i] = bodyBytes;
@@ -152,15 +143,15 @@ export class QueueStore {
   /** A message the producer meant for this queue went elsewhere: the open chunk's draws are no longer consecutive. */
   breakDraws(): void {
     if ((this.maxOffset & MASK) === 0) return; // the next chunk starts afresh with its first message's draw
-    this.slots[(this.maxOffset >>> CHUNK_BITS) - this.slotBase]!.draw = -1;
+    this.heads.setDraw(this.maxOffset >>> CHUNK_BITS, -1);
   }
 
   private chunk(offset: number): Chunk {
-    const slot = offset < this.maxOffset && offset >= 0 ? this.slots[(offset >>> CHUNK_BITS) - this.slotBase] : undefined;
-    if (slot === undefined) {
+    const c = offset < this.maxOffset && offset >= 0 ? this.live[(offset >>> CHUNK_BITS) - this.slotBase] : undefined;
+    if (c === undefined) {
       throw new RangeError(`queue ${this.topic}@${this.brokerName}#${this.queueId}: offset ${offset} is not stored (stored ${this.slotBase << CHUNK_BITS}..${this.maxOffset})`);
     }
-    return slot.live ?? this.rebuilt(offset >>> CHUNK_BITS, slot);
+    return c ?? this.rebuilt(offset >>> CHUNK_BITS);
   }
 
   bornUs(offset: number): number {
@@ -193,7 +184,8 @@ export class QueueStore {
 
   /** Commit-log position of the first message (`offset` 0 must be stored); no rebuild needed. */
   firstClPos(): number {
-    return this.slots[-this.slotBase]!.firstClPos;
+    if (this.slotBase > 0 || this.live.length === 0) throw new RangeError(`queue ${this.topic}#${this.queueId}: offset 0 is not stored`);
+    return this.heads.firstClPos(0);
   }
 
   /** Copies the message at `offset` into row `i` of a message batch (one chunk lookup for all columns). */
@@ -222,7 +214,7 @@ export class QueueStore {
     let b = ((hi - 1) >>> CHUNK_BITS) - this.slotBase;
     while (a < b) {
       const mid = (a + b + 1) >>> 1;
-      if (this.slots[mid]!.firstBornUs < timestampUs) a = mid;
+      if (this.heads.firstBornUs(mid + this.slotBase) < timestampUs) a = mid;
       else b = mid - 1;
     }
     lo = Math.max(lo, (a + this.slotBase) << CHUNK_BITS);
@@ -257,20 +249,21 @@ export class QueueStore {
     const ci = offset >>> CHUNK_BITS;
     const keep = ci - this.slotBase + ((offset & MASK) === 0 ? 0 : 1);
     if ((offset & MASK) !== 0) {
-      const slot = this.slots[ci - this.slotBase]!;
-      if (slot.live === null) {
+      if (this.live[ci - this.slotBase] === null) {
         const c = new Chunk();
-        this.fill(c, ci, slot);
-        slot.live = c;
-        slot.kept = null;
-        slot.pages = null;
+        this.fill(c, ci);
+        this.live[ci - this.slotBase] = c;
+        this.kept.delete(ci);
         this.liveChunks++;
       }
-      slot.draw = -1;
+      this.heads.setDraw(ci, -1);
     }
     if (this.reclaimedUpTo > ci) this.reclaimedUpTo = ci;
-    for (let si = Math.max(0, keep); si < this.slots.length; si++) if (this.slots[si]!.live !== null) this.liveChunks--;
-    this.slots.length = Math.max(0, keep);
+    for (let si = Math.max(0, keep); si < this.live.length; si++) if (this.live[si] !== null) this.liveChunks--;
+    this.live.length = Math.max(0, keep);
+    const end = this.slotBase + this.live.length;
+    this.heads.truncate(end);
+    if (this.kept.size > 0) for (const k of this.kept.keys()) if (k >= end) this.kept.delete(k);
     for (let k = 0; k < this.cacheIdx.length; k++) if (this.cacheIdx[k]! >= ci) this.cacheIdx[k] = -1;
     this.maxOffset = offset;
     return this.cuts;
@@ -278,18 +271,23 @@ export class QueueStore {
 
   /** Producer draw of the lowest stored replayable chunk (Infinity if none): no replay starts below it. */
   lowestDraw(): number {
-    for (const slot of this.slots) if (slot.draw >= 0) return slot.draw;
+    for (let ci = this.slotBase; ci < this.slotBase + this.live.length; ci++) {
+      const draw = this.heads.draw(ci);
+      if (draw >= 0) return draw;
+    }
     return Infinity;
   }
 
   /** Drops everything below minOffset's chunk for good (after retention or a truncate moved it). */
   dropBelowMin(): void {
     const target = Math.min(this.minOffset, this.maxOffset) >>> CHUNK_BITS;
-    const drop = Math.min(target - this.slotBase, this.slots.length);
+    const drop = Math.min(target - this.slotBase, this.live.length);
     if (drop <= 0) return;
-    for (let si = 0; si < drop; si++) if (this.slots[si]!.live !== null) this.liveChunks--;
-    this.slots.splice(0, drop);
+    for (let si = 0; si < drop; si++) if (this.live[si] !== null) this.liveChunks--;
+    this.live.splice(0, drop);
     this.slotBase += drop;
+    this.heads.dropBelow(this.slotBase);
+    if (this.kept.size > 0) for (const k of this.kept.keys()) if (k < this.slotBase) this.kept.delete(k);
     for (let k = 0; k < this.cacheIdx.length; k++) {
       if (this.cacheIdx[k]! < this.slotBase) this.cacheIdx[k] = -1;
     }
@@ -300,7 +298,7 @@ export class QueueStore {
    */
   reclaimBelow(offset: number): void {
     const end = (Math.min(offset, this.maxOffset) >>> CHUNK_BITS) - this.slotBase;
-    for (let si = Math.max(0, this.reclaimedUpTo - this.slotBase); si < end; si++) this.reclaimSlot(this.slots[si]!);
+    for (let si = Math.max(0, this.reclaimedUpTo - this.slotBase); si < end; si++) this.reclaimChunk(si + this.slotBase);
     if (end + this.slotBase > this.reclaimedUpTo) this.reclaimedUpTo = end + this.slotBase;
   }
 
@@ -312,32 +310,29 @@ export class QueueStore {
   reclaimAboveExcept(offset: number, keep: readonly number[]): void {
     const full = this.maxOffset >>> CHUNK_BITS; // chunks below this index are full
     for (let ci = Math.max(offset >>> CHUNK_BITS, this.reclaimedUpTo, this.slotBase); ci < full; ci++) {
-      const slot = this.slots[ci - this.slotBase]!;
-      if (slot.live === null) continue;
+      if (this.live[ci - this.slotBase] === null) continue;
       let held = false;
       for (let k = 0; k < keep.length && !held; k++) {
         const kc = keep[k]! >>> CHUNK_BITS;
         held = ci === kc || ci === kc + 1;
       }
-      if (!held) this.reclaimSlot(slot);
+      if (!held) this.reclaimChunk(ci);
     }
   }
 
-  private reclaimSlot(slot: Slot): void {
-    const c = slot.live;
+  private reclaimChunk(ci: number): void {
+    const c = this.live[ci - this.slotBase]!;
     if (c === null) return;
-    if (slot.draw < 0 || this.regenerator === null) slot.kept = new KeptColumns(c);
-    const pages: number[] = [];
-    for (let k = 0; k < PAGES; k++) pages.push(c.clPos[k << PAGE_BITS]!);
-    slot.pages = pages;
-    slot.live = null;
+    if (this.heads.draw(ci) < 0 || this.regenerator === null) this.kept.set(ci, new KeptColumns(c));
+    this.heads.setPages(ci, c.clPos);
+    this.live[ci - this.slotBase] = null;
     this.liveChunks--;
     // Nothing else refers to a reclaimed chunk's columns; an append overwrites every row before it is read.
     this.spare = c;
   }
 
   /** A reclaimed chunk, rebuilt (or found) in the cache of the two most recently read. */
-  private rebuilt(ci: number, slot: Slot): Chunk {
+  private rebuilt(ci: number): Chunk {
     const idx = this.cacheIdx;
     const cache = this.cache;
     for (let k = 0; k < cache.length; k++) {
@@ -355,33 +350,33 @@ export class QueueStore {
     if (idx.length > cache.length) idx.pop();
     cache.unshift(c);
     idx.unshift(ci);
-    this.fill(c, ci, slot);
+    this.fill(c, ci);
     this.rebuilds++;
     return c;
   }
 
-  private fill(c: Chunk, ci: number, slot: Slot): void {
+  private fill(c: Chunk, ci: number): void {
     const start = ci << CHUNK_BITS;
-    if (slot.kept !== null) {
-      c.bornUs.set(slot.kept.bornUs);
-      c.bodyBytes.set(slot.kept.bodyBytes);
-      c.tag.set(slot.kept.tag);
+    const kept = this.kept.get(ci);
+    if (kept !== undefined) {
+      c.bornUs.set(kept.bornUs);
+      c.bodyBytes.set(kept.bodyBytes);
+      c.tag.set(kept.tag);
     } else {
-      this.regenerator!.regenerate(this.index, slot.draw, CHUNK, c.bornUs, c.bodyBytes, c.tag);
+      this.regenerator!.regenerate(this.index, this.heads.draw(ci), CHUNK, c.bornUs, c.bodyBytes, c.tag);
     }
-    const pages = slot.pages!;
     for (let i = 0; i < CHUNK; i++) {
       c.originKey[i] = messageKey(this.index, start + i, this.genAt(start + i));
       c.originBornUs[i] = c.bornUs[i]!;
       c.reconsumeTimes[i] = 0;
-      c.clPos[i] = pages[i >>> PAGE_BITS]!;
     }
+    this.heads.fillClPos(ci, c.clPos);
   }
 
   /** The first offset of the first chunk whose columns are held (maxOffset's chunk start if none is). */
   get liveFrom(): number {
-    for (let si = 0; si < this.slots.length; si++) if (this.slots[si]!.live !== null) return (this.slotBase + si) << CHUNK_BITS;
-    return (this.slotBase + this.slots.length) << CHUNK_BITS;
+    for (let si = 0; si < this.live.length; si++) if (this.live[si] !== null) return (this.slotBase + si) << CHUNK_BITS;
+    return (this.slotBase + this.live.length) << CHUNK_BITS;
   }
 
   /** Number of chunks whose columns are held (for memory accounting in tests and benchmarks). */
