@@ -3,99 +3,13 @@
 // messages the group still awaits (every one of them in the retry chain); reads and writes work on
 // either form, so a fate stays answerable for the whole run while memory follows the backlog.
 // (Split from MessageFates.ts to keep files under 400 lines; MessageFates re-exports what callers use.)
+import { FATE_FILTERED, FATE_RESOLVED, FATE_RETRYING, consumedFate, isAwaiting, type AwaitingCount } from "./fateBits.ts";
+import { CHUNK, CHUNK_BITS, EXCEPTIONS_MAX, FATE_VALUES, FateChunk, MASK, isException, isPlain, plainChunk, summarize } from "./FateChunk.ts";
 
-export const FATE_COUNT_MASK = 0x1f; // successful consumes, saturating at 31
-export const FATE_RETRYING = 0x20; // sent back at least once: copies of it may be in the retry chain
-export const FATE_LOST = 0x40; // deleted by retention or a truncation (or skipped by an offset reset) while unconsumed
-export const FATE_DLQ = 0x80; // ended in %DLQ%<group>
-export const FATE_FILTERED = 0x100; // the group's tag filter excludes it: never delivered
-export const FATE_SKIPPED = 0x200; // below the start offset a new group chose with no stored offset (§10.6)
-/** Lost because it was dropped (a broadcasting listener call failed, §7.3; or the broker discarded a
- * send-back, retryQueueNums 0): always with FATE_LOST, so `dropped` is a part of `lost` message by message. */
-export const FATE_DROPPED = 0x400;
-/** Bits that settle a message for the group's counters: consumed, dead-lettered, lost, skipped at start. */
-export const FATE_SETTLED = FATE_COUNT_MASK | FATE_DLQ | FATE_LOST | FATE_SKIPPED;
-/** Bits that resolve a message as far as the group's progress goes (only copies of it may still come). */
-export const FATE_RESOLVED = FATE_SETTLED | FATE_RETRYING | FATE_FILTERED;
-
-/**
- * A message's fate after one more successful consumption: its count plus one (saturating); the first one
- * also takes back a DLQ, loss or skip verdict (the message turned up after all).
- */
-export function consumedFate(fate: number): number {
-  const count = fate & FATE_COUNT_MASK;
-  const kept = count === 0 ? fate & ~(FATE_LOST | FATE_DROPPED | FATE_SKIPPED) : fate;
-  return (kept & ~(FATE_COUNT_MASK | FATE_DLQ)) | Math.min(FATE_COUNT_MASK, count + 1);
-}
-
-/** A message the group still awaits: delivered to it and not settled (possibly in the retry chain). */
-export const isAwaiting = (fate: number) => (fate & (FATE_SETTLED | FATE_FILTERED)) === 0;
-
-/** Messages a group still awaits, and of those the ones whose copies are in the retry chain. */
-export interface AwaitingCount {
-  awaiting: number;
-  retrying: number;
-}
-
-const CHUNK_BITS = 12;
-const CHUNK = 1 << CHUNK_BITS;
-const MASK = CHUNK - 1;
-/** Above this many exceptions a compact chunk keeps a dense array instead (a Map entry costs tens of
- * bytes; the array 8 KiB). It turns sparse again at half as many (a replay moves most of a chunk's
- * messages from one count to the next). */
-const EXCEPTIONS_MAX = 256;
-/** Fate values are below this. */
-const FATE_VALUES = (FATE_RESOLVED | FATE_DROPPED) + 1;
-/** Per fate value, how many messages of a chunk have it. Zero between uses. */
-const scratch = new Uint16Array(FATE_VALUES);
-
-/**
- * 4096 messages of a column. Full: one fate per message (`fates`), and how many are unresolved.
- * Compact (every message resolved): `base` and `exceptions`, and how many messages it holds that the
- * group awaits — every one of them in the retry chain. With many exceptions a compact chunk is dense:
- * `fates` again, with a tally of its fate values to see when one of them covers nearly all (`base`).
- */
-class FateChunk {
-  compact = false;
-  unresolved = 0;
-  base = 0;
-  exceptions: Map<number, number> | null = null;
-  awaiting = 0;
-  /** Dense compact chunk: messages per fate value, and how many are filtered out (never written). */
-  tally: Uint16Array | null = null;
-  filtered = 0;
-  constructor(public fates: Uint16Array | null) {}
-}
-
-/**
- * The most common fate among a chunk's delivered messages (filtered ones are never asked about), the
- * exceptions to it, and how many messages the group awaits. A filtered message reads as the base unless
- * the base itself is awaited: then it is kept as an exception, so that every message reads as awaited
- * exactly when it is.
- */
-function summarize(f: Uint16Array): { base: number; exceptions: number; awaiting: number } {
-  let base = FATE_FILTERED;
-  let best = 0;
-  let awaiting = 0;
-  for (let i = 0; i < CHUNK; i++) {
-    const v = f[i]!;
-    if (isAwaiting(v)) awaiting++;
-    if ((v & FATE_FILTERED) !== 0) continue;
-    const n = ++scratch[v]!;
-    if (n > best) {
-      best = n;
-      base = v;
-    }
-  }
-  for (let i = 0; i < CHUNK; i++) scratch[f[i]!] = 0;
-  let exceptions = 0;
-  for (let i = 0; i < CHUNK; i++) if (isException(f[i]!, base)) exceptions++;
-  return { base, exceptions, awaiting };
-}
-
-function isException(v: number, base: number): boolean {
-  return v !== base && ((v & FATE_FILTERED) === 0 || isAwaiting(base));
-}
+export {
+  FATE_COUNT_MASK, FATE_DLQ, FATE_DROPPED, FATE_FILTERED, FATE_LOST, FATE_RESOLVED, FATE_RETRYING, FATE_SETTLED, FATE_SKIPPED, consumedFate,
+  isAwaiting, type AwaitingCount,
+} from "./fateBits.ts";
 
 /** One group's fates on one queue. */
 export class FateColumn {
@@ -137,7 +51,7 @@ export class FateColumn {
     c.fates![offset & MASK] = fate;
     if ((fate & FATE_RESOLVED) === 0) c.unresolved++;
     this.max = offset + 1;
-    if ((offset & MASK) === MASK && c.unresolved === 0) this.compactChunk(c);
+    if ((offset & MASK) === MASK && c.unresolved === 0) this.compactChunk(ci, c);
   }
 
   /** The generation of the message now at `offset`. */
@@ -172,24 +86,30 @@ export class FateColumn {
   /** Writes a message's fate. A fate once resolved stays resolved (every writer adds a resolving bit). */
   set(offset: number, fate: number): void {
     if (offset >= this.max) throw new RangeError(`no fate for offset ${offset}: the column holds ${this.max} messages`);
-    const c = this.chunks[offset >>> CHUNK_BITS]!;
+    const ci = offset >>> CHUNK_BITS;
+    let c = this.chunks[ci]!;
     const i = offset & MASK;
     if (!c.compact) {
       const f = c.fates!;
       const old = f[i]!;
       f[i] = fate;
       if ((old & FATE_RESOLVED) === 0 && (fate & FATE_RESOLVED) !== 0 && --c.unresolved === 0 && this.max >= (offset | MASK) + 1) {
-        this.compactChunk(c);
+        this.compactChunk(ci, c);
       }
       return;
+    }
+    if (isPlain(c)) {
+      if (fate === c.base) return;
+      c = this.own(ci, c);
     }
     const delta = (isAwaiting(fate) ? 1 : 0) - (isAwaiting(this.get(offset)) ? 1 : 0);
     c.awaiting += delta;
     this.compactAwaiting += delta;
     if (c.fates !== null) {
-      this.writeDense(c, c.fates, i, fate);
+      this.writeDense(ci, c, c.fates, i, fate);
     } else if (fate === c.base) {
       c.exceptions?.delete(i);
+      if (c.exceptions?.size === 0) this.chunks[ci] = plainChunk(c.base); // the last exception went
     } else {
       c.exceptions ??= new Map();
       c.exceptions.set(i, fate);
@@ -212,7 +132,7 @@ export class FateColumn {
     const old = f[offset & MASK]!;
     f[offset & MASK] = consumedFate(old);
     // As set does; the new fate, counting a consumption, is resolved.
-    if ((old & FATE_RESOLVED) === 0 && --c.unresolved === 0 && this.max >= (offset | MASK) + 1) this.compactChunk(c);
+    if ((old & FATE_RESOLVED) === 0 && --c.unresolved === 0 && this.max >= (offset | MASK) + 1) this.compactChunk(offset >>> CHUNK_BITS, c);
     return old;
   }
 
@@ -291,7 +211,8 @@ export class FateColumn {
     this.chunks.length = keep;
     const within = offset & MASK;
     if (within > 0) {
-      const c = this.chunks[keep - 1]!;
+      let c = this.chunks[keep - 1]!;
+      if (isPlain(c)) c = this.own(keep - 1, c);
       this.dropCounters(c);
       const f = c.fates ?? this.materialize(c);
       c.compact = false;
@@ -317,7 +238,7 @@ export class FateColumn {
     return { full: this.chunks.length - this.compactChunks, compact: this.compactChunks, dense, exceptions };
   }
 
-  private compactChunk(c: FateChunk): void {
+  private compactChunk(ci: number, c: FateChunk): void {
     const f = c.fates!;
     const s = summarize(f);
     c.compact = true;
@@ -326,17 +247,22 @@ export class FateColumn {
     this.compactChunks++;
     this.compactAwaiting += s.awaiting;
     if (s.exceptions <= EXCEPTIONS_MAX) {
-      this.sparsify(c, f, s.base, s.exceptions);
+      this.sparsify(ci, c, f, s.base, s.exceptions);
     } else {
       c.base = s.base;
       this.makeDense(c, f); // the full array serves as is
     }
   }
 
-  private sparsify(c: FateChunk, f: Uint16Array, base: number, exceptions: number): void {
+  /** Turns a chunk sparse; with no exceptions, it becomes the shared plain chunk of its base. */
+  private sparsify(ci: number, c: FateChunk, f: Uint16Array, base: number, exceptions: number): void {
+    if (exceptions === 0) {
+      this.chunks[ci] = plainChunk(base);
+      return;
+    }
     c.base = base;
-    c.exceptions = exceptions === 0 ? null : new Map();
-    if (c.exceptions !== null) for (let i = 0; i < CHUNK; i++) if (isException(f[i]!, base)) c.exceptions.set(i, f[i]!);
+    c.exceptions = new Map();
+    for (let i = 0; i < CHUNK; i++) if (isException(f[i]!, base)) c.exceptions.set(i, f[i]!);
     c.fates = null;
     c.tally = null;
   }
@@ -364,14 +290,14 @@ export class FateColumn {
    * to cover nearly every message overtakes the old base on the way); once the exceptions to it are
    * few the chunk turns sparse again.
    */
-  private writeDense(c: FateChunk, f: Uint16Array, i: number, fate: number): void {
+  private writeDense(ci: number, c: FateChunk, f: Uint16Array, i: number, fate: number): void {
     const t = c.tally!;
     t[f[i]!]!--;
     const n = ++t[fate]!;
     f[i] = fate;
     if (n > t[c.base]!) c.base = fate;
     const exceptions = isAwaiting(c.base) ? CHUNK - t[c.base]! : CHUNK - c.filtered - t[c.base]!;
-    if (exceptions <= EXCEPTIONS_MAX / 2) this.sparsify(c, f, c.base, exceptions);
+    if (exceptions <= EXCEPTIONS_MAX / 2) this.sparsify(ci, c, f, c.base, exceptions);
   }
 
   private materialize(c: FateChunk): Uint16Array {
@@ -384,6 +310,16 @@ export class FateColumn {
     if (!c.compact) return;
     this.compactChunks--;
     this.compactAwaiting -= c.awaiting;
-    c.awaiting = 0;
+    if (!isPlain(c)) c.awaiting = 0; // a dropped plain chunk is shared: left as it is
+  }
+
+  /** A plain chunk about to be written: chunk `ci` gets its own copy (the shared one stays as it is). */
+  private own(ci: number, plain: FateChunk): FateChunk {
+    const c = new FateChunk(null);
+    c.compact = true;
+    c.base = plain.base;
+    c.awaiting = plain.awaiting;
+    this.chunks[ci] = c;
+    return c;
   }
 }
