@@ -201,7 +201,7 @@ describe("QueueStore: reclaimed chunks read back as they were held, across reten
     const held = appendReclaiming(store, 0, n, (i) => 10 * (i + 1));
     expect(store.chunksHeld).toBe(1); // only the open chunk
     expectSame(store, held);
-    // Retention: slotBase moves to chunk 7, then past the first block of 256 chunks.
+    // Retention: chunkBase moves to chunk 7, then past the first block of 256 chunks.
     store.minOffset = 7 * CHUNK + 3;
     store.dropBelowMin();
     expect(() => store.bornUs(7 * CHUNK - 1)).toThrow(RangeError);

@@ -69,8 +69,8 @@ export class QueueStore {
   /** Offset of the last append; ≠ maxOffset − 1 once a cut moved maxOffset back (tailBornUs then says nothing). */
   tailBornOffset = -1;
   /** Chunk index of live[0] (chunks below the chunk of minOffset are gone for good). */
-  private slotBase = 0;
-  /** Per retained chunk from slotBase on, its columns while held, null once reclaimed. */
+  private chunkBase = 0;
+  /** Per retained chunk from chunkBase on, its columns while held, null once reclaimed. */
   private readonly live: (Chunk | null)[] = [];
   /**
    * Per retained chunk: the producer draw of its first message while all its messages are consecutive
@@ -122,9 +122,9 @@ export class QueueStore {
       this.spare = null;
       this.liveChunks++;
       this.heads.open(ci, draw, bornUs, clPos);
-      this.live[ci - this.slotBase] = c;
+      this.live[ci - this.chunkBase] = c;
     } else {
-      c = this.live[ci - this.slotBase]!;
+      c = this.live[ci - this.chunkBase]!;
       if (draw < 0 || draw <= this.heads.draw(ci)) this.heads.setDraw(ci, -1);
     }
     c.bornUs[i] = bornUs;
@@ -147,9 +147,9 @@ export class QueueStore {
   }
 
   private chunk(offset: number): Chunk {
-    const c = offset < this.maxOffset && offset >= 0 ? this.live[(offset >>> CHUNK_BITS) - this.slotBase] : undefined;
+    const c = offset < this.maxOffset && offset >= 0 ? this.live[(offset >>> CHUNK_BITS) - this.chunkBase] : undefined;
     if (c === undefined) {
-      throw new RangeError(`queue ${this.topic}@${this.brokerName}#${this.queueId}: offset ${offset} is not stored (stored ${this.slotBase << CHUNK_BITS}..${this.maxOffset})`);
+      throw new RangeError(`queue ${this.topic}@${this.brokerName}#${this.queueId}: offset ${offset} is not stored (stored ${this.chunkBase << CHUNK_BITS}..${this.maxOffset})`);
     }
     return c ?? this.rebuilt(offset >>> CHUNK_BITS);
   }
@@ -184,7 +184,7 @@ export class QueueStore {
 
   /** Commit-log position of the first message (`offset` 0 must be stored); no rebuild needed. */
   firstClPos(): number {
-    if (this.slotBase > 0 || this.live.length === 0) throw new RangeError(`queue ${this.topic}#${this.queueId}: offset 0 is not stored`);
+    if (this.chunkBase > 0 || this.live.length === 0) throw new RangeError(`queue ${this.topic}#${this.queueId}: offset 0 is not stored`);
     return this.heads.firstClPos(0);
   }
 
@@ -210,15 +210,15 @@ export class QueueStore {
     let hi = this.maxOffset;
     if (lo >= hi) return hi;
     // The last chunk whose first message is born before timestampUs holds the answer (or the next chunk's start does).
-    let a = (lo >>> CHUNK_BITS) - this.slotBase;
-    let b = ((hi - 1) >>> CHUNK_BITS) - this.slotBase;
+    let a = (lo >>> CHUNK_BITS) - this.chunkBase;
+    let b = ((hi - 1) >>> CHUNK_BITS) - this.chunkBase;
     while (a < b) {
       const mid = (a + b + 1) >>> 1;
-      if (this.heads.firstBornUs(mid + this.slotBase) < timestampUs) a = mid;
+      if (this.heads.firstBornUs(mid + this.chunkBase) < timestampUs) a = mid;
       else b = mid - 1;
     }
-    lo = Math.max(lo, (a + this.slotBase) << CHUNK_BITS);
-    hi = Math.min(hi, (a + this.slotBase + 1) << CHUNK_BITS);
+    lo = Math.max(lo, (a + this.chunkBase) << CHUNK_BITS);
+    hi = Math.min(hi, (a + this.chunkBase + 1) << CHUNK_BITS);
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (this.bornUs(mid) < timestampUs) lo = mid + 1;
@@ -247,12 +247,12 @@ export class QueueStore {
     while (this.gens.length > 0 && this.gens[this.gens.length - 2]! >= offset) this.gens.length -= 2;
     this.gens.push(offset, this.cuts);
     const ci = offset >>> CHUNK_BITS;
-    const keep = ci - this.slotBase + ((offset & MASK) === 0 ? 0 : 1);
+    const keep = ci - this.chunkBase + ((offset & MASK) === 0 ? 0 : 1);
     if ((offset & MASK) !== 0) {
-      if (this.live[ci - this.slotBase] === null) {
+      if (this.live[ci - this.chunkBase] === null) {
         const c = new Chunk();
         this.fill(c, ci);
-        this.live[ci - this.slotBase] = c;
+        this.live[ci - this.chunkBase] = c;
         this.kept.delete(ci);
         this.liveChunks++;
       }
@@ -261,7 +261,7 @@ export class QueueStore {
     if (this.reclaimedUpTo > ci) this.reclaimedUpTo = ci;
     for (let si = Math.max(0, keep); si < this.live.length; si++) if (this.live[si] !== null) this.liveChunks--;
     this.live.length = Math.max(0, keep);
-    const end = this.slotBase + this.live.length;
+    const end = this.chunkBase + this.live.length;
     this.heads.truncate(end);
     if (this.kept.size > 0) for (const k of this.kept.keys()) if (k >= end) this.kept.delete(k);
     for (let k = 0; k < this.cacheIdx.length; k++) if (this.cacheIdx[k]! >= ci) this.cacheIdx[k] = -1;
@@ -271,7 +271,7 @@ export class QueueStore {
 
   /** Producer draw of the lowest stored replayable chunk (Infinity if none): no replay starts below it. */
   lowestDraw(): number {
-    for (let ci = this.slotBase; ci < this.slotBase + this.live.length; ci++) {
+    for (let ci = this.chunkBase; ci < this.chunkBase + this.live.length; ci++) {
       const draw = this.heads.draw(ci);
       if (draw >= 0) return draw;
     }
@@ -281,15 +281,15 @@ export class QueueStore {
   /** Drops everything below minOffset's chunk for good (after retention or a truncate moved it). */
   dropBelowMin(): void {
     const target = Math.min(this.minOffset, this.maxOffset) >>> CHUNK_BITS;
-    const drop = Math.min(target - this.slotBase, this.live.length);
+    const drop = Math.min(target - this.chunkBase, this.live.length);
     if (drop <= 0) return;
     for (let si = 0; si < drop; si++) if (this.live[si] !== null) this.liveChunks--;
     this.live.splice(0, drop);
-    this.slotBase += drop;
-    this.heads.dropBelow(this.slotBase);
-    if (this.kept.size > 0) for (const k of this.kept.keys()) if (k < this.slotBase) this.kept.delete(k);
+    this.chunkBase += drop;
+    this.heads.dropBelow(this.chunkBase);
+    if (this.kept.size > 0) for (const k of this.kept.keys()) if (k < this.chunkBase) this.kept.delete(k);
     for (let k = 0; k < this.cacheIdx.length; k++) {
-      if (this.cacheIdx[k]! < this.slotBase) this.cacheIdx[k] = -1;
+      if (this.cacheIdx[k]! < this.chunkBase) this.cacheIdx[k] = -1;
     }
   }
 
@@ -297,9 +297,9 @@ export class QueueStore {
    * Reclaims the columns of every whole chunk below `offset` (nobody holds a reference below it).
    */
   reclaimBelow(offset: number): void {
-    const end = (Math.min(offset, this.maxOffset) >>> CHUNK_BITS) - this.slotBase;
-    for (let si = Math.max(0, this.reclaimedUpTo - this.slotBase); si < end; si++) this.reclaimChunk(si + this.slotBase);
-    if (end + this.slotBase > this.reclaimedUpTo) this.reclaimedUpTo = end + this.slotBase;
+    const end = (Math.min(offset, this.maxOffset) >>> CHUNK_BITS) - this.chunkBase;
+    for (let si = Math.max(0, this.reclaimedUpTo - this.chunkBase); si < end; si++) this.reclaimChunk(si + this.chunkBase);
+    if (end + this.chunkBase > this.reclaimedUpTo) this.reclaimedUpTo = end + this.chunkBase;
   }
 
   /**
@@ -309,8 +309,8 @@ export class QueueStore {
    */
   reclaimAboveExcept(offset: number, keep: readonly number[]): void {
     const full = this.maxOffset >>> CHUNK_BITS; // chunks below this index are full
-    for (let ci = Math.max(offset >>> CHUNK_BITS, this.reclaimedUpTo, this.slotBase); ci < full; ci++) {
-      if (this.live[ci - this.slotBase] === null) continue;
+    for (let ci = Math.max(offset >>> CHUNK_BITS, this.reclaimedUpTo, this.chunkBase); ci < full; ci++) {
+      if (this.live[ci - this.chunkBase] === null) continue;
       let held = false;
       for (let k = 0; k < keep.length && !held; k++) {
         const kc = keep[k]! >>> CHUNK_BITS;
@@ -321,11 +321,11 @@ export class QueueStore {
   }
 
   private reclaimChunk(ci: number): void {
-    const c = this.live[ci - this.slotBase]!;
+    const c = this.live[ci - this.chunkBase]!;
     if (c === null) return;
     if (this.heads.draw(ci) < 0 || this.regenerator === null) this.kept.set(ci, new KeptColumns(c));
     this.heads.setPages(ci, c.clPos);
-    this.live[ci - this.slotBase] = null;
+    this.live[ci - this.chunkBase] = null;
     this.liveChunks--;
     // Nothing else refers to a reclaimed chunk's columns; an append overwrites every row before it is read.
     this.spare = c;
@@ -375,8 +375,8 @@ export class QueueStore {
 
   /** The first offset of the first chunk whose columns are held (maxOffset's chunk start if none is). */
   get liveFrom(): number {
-    for (let si = 0; si < this.live.length; si++) if (this.live[si] !== null) return (this.slotBase + si) << CHUNK_BITS;
-    return (this.slotBase + this.live.length) << CHUNK_BITS;
+    for (let si = 0; si < this.live.length; si++) if (this.live[si] !== null) return (this.chunkBase + si) << CHUNK_BITS;
+    return (this.chunkBase + this.live.length) << CHUNK_BITS;
   }
 
   /** Number of chunks whose columns are held (for memory accounting in tests and benchmarks). */
